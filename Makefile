@@ -1,0 +1,75 @@
+# autotune — set-up, demo and tests.  `make demo` and `make test` each install everything first.
+#
+# On a Debian machine as root, `make setup` installs MPICH and parallel HDF5 from Debian's packages.
+# On a cluster login node (no root), load your site's MPI and parallel HDF5 modules and run
+#   make setup MPICC=$(which mpicc) HDF5_DIR=$HDF5_ROOT
+# (or export MPICC/HDF5_DIR): the system-package step is skipped and mpi4py/h5py are built
+# against the site's libraries instead.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+STAMPS := $(VENV)/.stamps
+DEBIAN_PKGS := mpich libmpich-dev libhdf5-mpich-dev
+SITE_MPI := $(if $(MPICC),yes,)
+MPICC ?= mpicc
+HDF5_DIR ?= /usr/lib/x86_64-linux-gnu/hdf5/mpich
+PYTEST_ARGS ?=
+
+.PHONY: setup system demo test lint slurm-up slurm-down clean-venv
+
+setup: system $(STAMPS)/project $(STAMPS)/h5py
+	@echo "setup: ready ($(VENV))"
+
+# System MPI + parallel HDF5: Debian's packages unless a site MPI was given (MPICC=...).
+system:
+ifeq ($(SITE_MPI),yes)
+	@echo "setup: using site MPI ($(MPICC)) and HDF5 ($(HDF5_DIR))"
+else
+	@dpkg -s $(DEBIAN_PKGS) >/dev/null 2>&1 || { \
+	  echo "setup: installing $(DEBIAN_PKGS) (apt)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PKGS) >/dev/null; }
+endif
+
+$(STAMPS)/venv:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip setuptools wheel
+	mkdir -p $(STAMPS) && touch $@
+
+# mpi4py from source against the system (or site) MPI: the PyPI wheel looks for libmpi.so.12.
+$(STAMPS)/mpi4py: $(STAMPS)/venv | system
+	MPICC=$(MPICC) $(PIP) install --no-binary=mpi4py "mpi4py>=4.0"
+	$(PY) -c "from mpi4py import MPI; print('mpi4py', MPI.Get_library_version().splitlines()[0])"
+	touch $@
+
+# numpy and h5py's build dependencies as wheels (never numpy from source).
+$(STAMPS)/builddeps: $(STAMPS)/venv
+	$(PIP) install "numpy>=1.26" "Cython>=3" pkgconfig setuptools wheel
+	touch $@
+
+# The project and its Python dependencies (wheels); runs while mpi4py compiles.
+$(STAMPS)/project: $(STAMPS)/builddeps pyproject.toml
+	$(PIP) install -e ".[tracking,ray,samplers,dev]"
+	touch $@
+
+# h5py from source against parallel HDF5; its build imports mpi4py, hence the order.
+$(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
+	CC=$(MPICC) HDF5_MPI=ON HDF5_DIR=$(HDF5_DIR) $(PIP) install --no-binary=h5py --no-build-isolation "h5py>=3.11"
+	$(PY) -c "import h5py; assert h5py.get_config().mpi, 'h5py built without MPI'; print('h5py', h5py.__version__, 'mpi=True')"
+	touch $@
+
+demo: setup
+	$(VENV)/bin/autotune tune experiments/quickstart.yaml
+
+test: setup
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check autotune tests experiments
+	$(VENV)/bin/mypy autotune
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,41 @@
+"""Where the shipped data lives (search spaces, system profiles, launcher templates)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_dirs(kind: str) -> list[Path]:
+    """Directories searched for ``kind`` ('search_spaces', 'search_spaces/systems', 'launchers').
+
+    ``AUTOTUNE_DATA_PATH`` (os.pathsep-separated roots) comes first, then the repository's own copy.
+    """
+    roots = [Path(p) for p in os.environ.get("AUTOTUNE_DATA_PATH", "").split(os.pathsep) if p]
+    roots.append(REPO_ROOT)
+    return [r / kind for r in roots]
+
+
+def find_named(kind: str, name: str, base: Path | None = None) -> Path | None:
+    """Resolve ``name`` as a path (relative to ``base``) or as ``<kind>/<name>.yaml`` in the data dirs."""
+    candidates: list[Path] = []
+    p = Path(name)
+    if p.suffix in (".yaml", ".yml") or os.sep in name:
+        candidates += [base / p] if base is not None and not p.is_absolute() else []
+        candidates.append(p)
+    else:
+        candidates += [d / f"{name}.yaml" for d in data_dirs(kind)]
+    for c in candidates:
+        if c.is_file():
+            return c
+    return None
+
+
+def available(kind: str) -> list[str]:
+    names: set[str] = set()
+    for d in data_dirs(kind):
+        if d.is_dir():
+            names.update(f.stem for f in d.glob("*.yaml"))
+    return sorted(names)

@@ -1,0 +1,185 @@
+"""System profiles: the facts about a site that the search space, the hints and the model need."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autotune._paths import available, find_named
+from autotune._yaml import check_keys, expect, load_yaml, positive_int
+from autotune.errors import ConfigError
+from autotune.units import parse_size
+
+FS_KINDS = ("lustre", "datawarp", "posix")
+MPI_FLAVOURS = ("cray-mpich", "mpich", "openmpi")
+_GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A DataWarp pool: allocations are made in grains of ``granularity`` bytes, one grain per BB node."""
+
+    name: str
+    granularity: int
+    nodes: int
+
+
+@dataclass(frozen=True)
+class FileSystem:
+    """One storage target of a system: a Lustre file system, a DataWarp burst buffer, or plain POSIX."""
+
+    name: str
+    kind: str
+    path: str | None = None
+    description: str = ""
+    osts: int | None = None
+    oss: int | None = None
+    default_stripe_count: int = 1
+    default_stripe_size: int = 1 << 20
+    bb_nodes: int | None = None
+    pools: dict[str, Pool] = field(default_factory=dict)
+    default_pool: str | None = None
+    stripe_size: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def pool(self, name: str | None = None) -> Pool:
+        key = name or self.default_pool
+        if key is None or key not in self.pools:
+            raise ConfigError(f"filesystem {self.name!r}: unknown pool {key!r} (pools: {', '.join(self.pools) or 'none'})")
+        return self.pools[key]
+
+    def namespace(self) -> dict[str, Any]:
+        """The ``fs.*`` names constraints and ranges may use."""
+        ns: dict[str, Any] = {
+            "name": self.name, "kind": self.kind, "osts": self.osts or 0, "oss": self.oss or 0,
+            "default_stripe_count": self.default_stripe_count, "default_stripe_size": self.default_stripe_size,
+            "bb_nodes": self.bb_nodes or 0,
+        }
+        if self.pools:
+            pool = self.pool()
+            ns.update(pool_nodes=pool.nodes, granularity=pool.granularity)
+        return ns
+
+
+def dw_capacity(nodes: int, pool: Pool) -> tuple[int, str]:
+    """Capacity for ``nodes`` BB nodes: nodes x granularity, rounded down to whole GiB (seed 000: 64 x 397.44 -> 25436GiB).
+
+    Returns (bytes, the string for ``#DW jobdw capacity=``). Rounding down keeps the request inside
+    ``nodes`` grains while still needing all of them, as long as a grain is larger than 1 GiB.
+    """
+    if nodes < 1:
+        raise ConfigError(f"bb.nodes: {nodes} must be >= 1")
+    gib = math.floor(nodes * pool.granularity / _GIB + 1e-9)
+    if gib * _GIB <= (nodes - 1) * pool.granularity or gib == 0:
+        # grains smaller than 1 GiB: ask in MiB instead
+        mib = math.floor(nodes * pool.granularity / 1024**2 + 1e-9)
+        return mib * 1024**2, f"{mib}MiB"
+    return gib * _GIB, f"{gib}GiB"
+
+
+@dataclass(frozen=True)
+class SystemProfile:
+    """A site: its MPI, nodes, file systems and burst buffers, scheduler defaults and model constants."""
+
+    name: str
+    description: str
+    mpi_flavour: str
+    cores_per_node: int
+    filesystems: dict[str, FileSystem]
+    default_filesystem: str
+    scheduler: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def is_cray(self) -> bool:
+        return self.mpi_flavour == "cray-mpich"
+
+    def filesystem(self, name: str | None = None) -> FileSystem:
+        key = name or self.default_filesystem
+        if key not in self.filesystems:
+            raise ConfigError(
+                f"target.filesystem: {key!r} is not a file system of system {self.name!r} "
+                f"(expected one of: {', '.join(self.filesystems)})"
+            )
+        return self.filesystems[key]
+
+    def namespace(self) -> dict[str, Any]:
+        return {"name": self.name, "mpi": self.mpi_flavour, "cores_per_node": self.cores_per_node,
+                "cray": self.is_cray}
+
+
+_FS_KEYS = frozenset({
+    "kind", "path", "description", "osts", "oss", "default_stripe_count", "default_stripe_size",
+    "bb_nodes", "pools", "default_pool", "stripe_size", "model",
+})
+_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model"})
+
+
+def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
+    d = check_keys(data, _FS_KEYS, where, required=("kind",))
+    kind = d["kind"]
+    if kind not in FS_KINDS:
+        raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(FS_KINDS)}")
+    pools: dict[str, Pool] = {}
+    for pname, pdata in (d.get("pools") or {}).items():
+        pd = check_keys(pdata, {"granularity", "nodes"}, f"{where}.pools.{pname}", required=("granularity", "nodes"))
+        gran = parse_size(pd["granularity"], f"{where}.pools.{pname}.granularity")
+        if gran <= 0:
+            raise ConfigError(f"{where}.pools.{pname}.granularity: must be > 0")
+        pools[pname] = Pool(pname, gran, positive_int(pd["nodes"], f"{where}.pools.{pname}.nodes"))
+    if kind == "datawarp" and not pools:
+        raise ConfigError(f"{where}: a datawarp file system needs at least one pool")
+    if kind == "lustre" and "osts" not in d:
+        raise ConfigError(f"{where}: a lustre file system needs 'osts'")
+    default_pool = d.get("default_pool", next(iter(pools), None))
+    if pools and default_pool not in pools:
+        raise ConfigError(f"{where}.default_pool: {default_pool!r} is not one of {', '.join(pools)}")
+    osts = positive_int(d["osts"], f"{where}.osts") if "osts" in d else None
+    dsc = positive_int(d.get("default_stripe_count", 1), f"{where}.default_stripe_count")
+    if osts is not None and dsc > osts:
+        raise ConfigError(f"{where}.default_stripe_count: {dsc} exceeds the OST count {osts}")
+    return FileSystem(
+        name=name, kind=kind, path=d.get("path"), description=str(d.get("description", "")),
+        osts=osts,
+        oss=positive_int(d["oss"], f"{where}.oss") if "oss" in d else None,
+        default_stripe_count=dsc,
+        default_stripe_size=parse_size(d.get("default_stripe_size", 1 << 20), f"{where}.default_stripe_size"),
+        bb_nodes=positive_int(d["bb_nodes"], f"{where}.bb_nodes") if "bb_nodes" in d else None,
+        pools=pools, default_pool=default_pool,
+        stripe_size=parse_size(d["stripe_size"], f"{where}.stripe_size") if "stripe_size" in d else None,
+        extra=dict(d.get("model") or {}),
+    )
+
+
+def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
+    where = f"system {source}"
+    d = check_keys(data, _TOP_KEYS, where, required=("name", "filesystems"))
+    mpi = check_keys(d.get("mpi", {}), {"flavour"}, f"{where}.mpi")
+    flavour = mpi.get("flavour", "mpich")
+    if flavour not in MPI_FLAVOURS:
+        raise ConfigError(f"{where}.mpi.flavour: {flavour!r} is not one of {', '.join(MPI_FLAVOURS)}")
+    node = check_keys(d.get("node", {}), {"cores", "memory"}, f"{where}.node")
+    fss_raw = expect(d["filesystems"], dict, f"{where}.filesystems", "a mapping of file systems")
+    if not fss_raw:
+        raise ConfigError(f"{where}.filesystems: at least one file system is required")
+    fss = {n: _parse_fs(n, v, f"{where}.filesystems.{n}") for n, v in fss_raw.items()}
+    default_fs = d.get("default_filesystem", next(iter(fss)))
+    if default_fs not in fss:
+        raise ConfigError(f"{where}.default_filesystem: {default_fs!r} is not one of {', '.join(fss)}")
+    return SystemProfile(
+        name=str(d["name"]), description=str(d.get("description", "")), mpi_flavour=flavour,
+        cores_per_node=positive_int(node.get("cores", 1), f"{where}.node.cores"),
+        filesystems=fss, default_filesystem=default_fs,
+        scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
+    )
+
+
+def load_system(name: str, base: Path | None = None) -> SystemProfile:
+    """Load a profile by name (``search_spaces/systems/<name>.yaml``) or by path."""
+    path = find_named("search_spaces/systems", name, base)
+    if path is None:
+        raise ConfigError(f"system: {name!r} not found (known: {', '.join(available('search_spaces/systems'))}, or a path to a .yaml)")
+    return parse_system(load_yaml(path, "system profile"), source=str(path))
