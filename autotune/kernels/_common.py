@@ -1,0 +1,250 @@
+"""Shared by the benchmark kernels: options, hints, timing, page-cache honesty and the JSON record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from mpi4py import MPI
+
+from autotune.errors import AutotuneError
+from autotune.measure import count_aggregators, verify_hints
+from autotune.units import parse_size
+
+MiB = 1024 * 1024
+PHASES = ("write", "read")
+
+
+class UsageError(Exception):
+    """A bad command-line option: reported on one line, exit status 2."""
+
+
+class KernelParser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage, and prints help from rank 0 only."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: error: {message}")
+
+    def print_help(self, file: Any = None) -> None:
+        if MPI.COMM_WORLD.Get_rank() == 0:
+            super().print_help(file)
+
+
+def size_arg(text: str) -> int:
+    """argparse type: a positive size such as ``4MiB``."""
+    try:
+        n = parse_size(text)
+    except AutotuneError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive size")
+    return n
+
+
+def count_arg(text: str) -> int:
+    """argparse type: a positive integer (sizes like ``64Ki`` accepted)."""
+    return size_arg(text)
+
+
+def make_parser(kernel: str, description: str) -> KernelParser:
+    """Parser with the options every kernel shares."""
+    p = KernelParser(prog=f"autotune.kernels.{kernel}", description=description)
+    p.add_argument("--info", action="append", default=[], metavar="KEY=VALUE", help="an MPI_Info hint (repeatable)")
+    p.add_argument("--info-file", metavar="PATH", help="JSON object of MPI_Info hints (--info wins)")
+    p.add_argument("--dir", default=".", help="directory for the benchmark data (default: cwd)")
+    p.add_argument("--phases", default="write,read", help="comma-separated subset of write,read")
+    p.add_argument("--no-sync", action="store_true", help="no MPI_File_sync inside the timed write")
+    p.add_argument("--keep", action="store_true", help="keep the data files")
+    return p
+
+
+def _load_hints(args: argparse.Namespace) -> dict[str, str]:
+    hints: dict[str, str] = {}
+    if args.info_file:
+        try:
+            with open(args.info_file, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError) as err:
+            raise UsageError(f"--info-file {args.info_file}: {err}") from None
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+            raise UsageError(f"--info-file {args.info_file}: expected a JSON object of key -> string")
+        if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in data.values()):
+            raise UsageError(f"--info-file {args.info_file}: values must be strings (or integers)")
+        hints.update({k: str(v) for k, v in data.items()})
+    for item in args.info:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--info {item!r}: expected KEY=VALUE")
+        hints[key.strip()] = value.strip()
+    return hints
+
+
+@dataclass
+class Run:
+    """One kernel run: parsed options, hints, the data files and the communicator."""
+
+    kernel: str
+    args: argparse.Namespace
+    hints: dict[str, str]
+    phases: tuple[str, ...]
+    comm: MPI.Intracomm
+    token: str
+    files: list[str] = field(default_factory=list)
+    hints_in_effect: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> int:
+        return self.comm.Get_rank()
+
+    @property
+    def size(self) -> int:
+        return self.comm.Get_size()
+
+    @property
+    def sync(self) -> bool:
+        return not self.args.no_sync
+
+    def path(self, name: str) -> str:
+        """A data file path unique to this run (same on every rank); deleted at the end unless --keep."""
+        p = os.path.join(self.args.dir, f"autotune-{self.kernel}-{self.token}-{name}")
+        if p not in self.files:
+            self.files.append(p)
+        return p
+
+    def info(self) -> MPI.Info:
+        """A fresh MPI.Info holding the requested hints (caller frees it)."""
+        return MPI.Info.Create(self.hints) if self.hints else MPI.INFO_NULL
+
+    def note_hints(self, in_effect: Mapping[str, str]) -> None:
+        """Keep the hints of the first file opened (the write phase's when it runs)."""
+        if not self.hints_in_effect:
+            self.hints_in_effect = dict(in_effect)
+
+    def timed(self, fn: Callable[[], None]) -> float:
+        """Seconds of ``fn`` on the slowest rank, between barriers."""
+        self.comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        return self.comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+
+    def cleanup(self) -> None:
+        """Delete this run's data files (rank 0; missing files are fine)."""
+        if self.args.keep:
+            return
+        for p in self.files:
+            try:
+                os.remove(p)
+            except OSError:
+                continue
+
+
+def info_dict(info: MPI.Info) -> dict[str, str]:
+    """All keys of an MPI.Info as a dict (frees the info)."""
+    out = {info.Get_nthkey(i): info.Get(info.Get_nthkey(i)) or "" for i in range(info.Get_nkeys())}
+    info.Free()
+    return out
+
+
+def read_shift(comm: MPI.Intracomm) -> tuple[int, list[str]]:
+    """Rank shift for the read phase (ranks per node, so data comes from another node) and node names."""
+    names = comm.allgather(MPI.Get_processor_name())
+    per_node = max(names.count(n) for n in set(names))
+    shift = per_node if per_node % comm.Get_size() else 1
+    return shift % max(comm.Get_size(), 1), names
+
+
+def cache_status(names: Sequence[str], shift: int) -> tuple[bool, str]:
+    """Whether reading rank ``(r + shift) % size``'s data defeats the client page cache, and why."""
+    size = len(names)
+    nodes = len(set(names))
+    if size == 1:
+        return False, "one rank: it reads back its own data, page cache not defeated"
+    if nodes == 1:
+        return False, f"all ranks on one node ({names[0]}): page cache shared"
+    same = [r for r in range(size) if names[r] == names[(r + shift) % size]]
+    if same:
+        return False, f"{len(same)} of {size} ranks read data written on their own node"
+    return True, f"each rank reads data written on another node ({nodes} nodes); server-side caches not defeated"
+
+
+def _phase(nbytes: int, seconds: float) -> dict[str, Any]:
+    return {"bytes": nbytes, "seconds": seconds, "bandwidth_mib_s": nbytes / MiB / seconds if seconds > 0 else None}
+
+
+def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON record rank 0 prints (see the package docstring)."""
+    shift, names = read_shift(run.comm)
+    phases: dict[str, dict[str, Any]] = {}
+    metrics: dict[str, Any] = {}
+    for name, secs in times.items():
+        phases[name] = _phase(nbytes, secs)
+        metrics[f"{name}_bandwidth_mib_s"] = phases[name]["bandwidth_mib_s"]
+        metrics[f"{name}_seconds"] = secs
+    if "read" in phases:
+        defeated, note = cache_status(names, shift)
+        phases["read"].update(cache_defeated=defeated, cache_note=note, read_shift=shift)
+    total = sum(times.values())
+    metrics["seconds"] = total
+    metrics["bandwidth_mib_s"] = nbytes * len(times) / MiB / total if total > 0 else None
+    in_effect = run.hints_in_effect
+    return {
+        "autotune_record": 1, "kernel": run.kernel, "ranks": run.size, "nodes": len(set(names)),
+        "bytes": nbytes, "phases": phases, "metrics": metrics,
+        "hints_requested": dict(run.hints), "hints_in_effect": in_effect,
+        "aggregators": count_aggregators(in_effect),
+        "hints_not_in_effect": verify_hints(run.hints, in_effect),
+        "sync": run.sync, "options": dict(options),
+    }
+
+
+def _die_usage(message: str) -> NoReturn:
+    """One line on stderr from rank 0, then a clean exit 2 on every rank (no MPI_Abort banner)."""
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        print(message, file=sys.stderr, flush=True)
+    MPI.Finalize()
+    os._exit(2)
+
+
+def _usage_line(parser: KernelParser, err: UsageError) -> str:
+    msg = " ".join(str(err).split())
+    return msg if msg.startswith(parser.prog) else f"{parser.prog}: error: {msg}"
+
+
+def main(kernel: str, parser: KernelParser, body: Callable[[Run], tuple[int, dict[str, float]]],
+         argv: Sequence[str] | None = None) -> None:
+    """Parse, run ``body`` (returns bytes per phase and phase seconds), print the record, clean up."""
+    comm = MPI.COMM_WORLD
+    try:
+        args = parser.parse_args(argv)
+        phases = tuple(p.strip() for p in args.phases.split(",") if p.strip())
+        bad = [p for p in phases if p not in PHASES]
+        if bad or not phases or len(set(phases)) != len(phases):
+            raise UsageError(f"{parser.prog}: error: --phases {args.phases!r}: expected a subset of write,read")
+        if not os.path.isdir(args.dir):
+            raise UsageError(f"{parser.prog}: error: --dir {args.dir!r} is not a directory")
+        hints = _load_hints(args)
+    except UsageError as err:
+        _die_usage(_usage_line(parser, err))
+    token = comm.bcast(uuid.uuid4().hex[:12] if comm.Get_rank() == 0 else None, root=0)
+    run = Run(kernel, args, hints, phases, comm, token)
+    try:
+        nbytes, times = body(run)
+        record = build_record(run, nbytes, times, {k: v for k, v in vars(args).items()
+                                                   if k not in ("info", "info_file")})
+    except UsageError as err:
+        _die_usage(_usage_line(parser, err))
+    except Exception as err:  # noqa: BLE001 - any failure: clean up, one line, abort the whole job
+        run.cleanup()
+        print(f"{parser.prog}: error on rank {comm.Get_rank()}: {type(err).__name__}: {err}",
+              file=sys.stderr, flush=True)
+        comm.Abort(1)
+    comm.Barrier()
+    if comm.Get_rank() == 0:
+        run.cleanup()
+        print(json.dumps(record, sort_keys=False), flush=True)

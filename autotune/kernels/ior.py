@@ -1,0 +1,100 @@
+"""IOR-like MPI-IO kernel: block/transfer/segments, shared file or file per process, explicit offsets.
+
+    mpiexec -n 4 python -m mpi4py -m autotune.kernels.ior --block-size 4MiB --transfer-size 1MiB
+
+Only contiguous byte buffers at explicit offsets (no derived datatypes, no file views: those
+crash MPICH 4.0.2's ROMIO with mpi4py 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from mpi4py import MPI
+
+from autotune.kernels._common import (
+    Run,
+    UsageError,
+    count_arg,
+    info_dict,
+    main,
+    make_parser,
+    read_shift,
+    size_arg,
+)
+
+
+def _parser() -> object:
+    p = make_parser("ior", "IOR-like MPI-IO write/read benchmark")
+    p.add_argument("--block-size", type=size_arg, default=size_arg("4MiB"), help="bytes per rank per segment")
+    p.add_argument("--transfer-size", type=size_arg, default=size_arg("1MiB"), help="bytes per I/O call")
+    p.add_argument("--segments", type=count_arg, default=1, help="number of segments")
+    p.add_argument("--file-mode", choices=("shared", "fpp"), default="shared")
+    p.add_argument("--io-mode", choices=("collective", "independent"), default="collective")
+    p.add_argument("--layout", choices=("contiguous", "strided"), default="contiguous",
+                   help="strided: transfer-sized chunks of all ranks interleaved (shared file only)")
+    return p
+
+
+def offsets(owner: int, nprocs: int, block: int, xfer: int, segments: int, layout: str) -> Iterator[int]:
+    """File offsets of ``owner``'s transfers (``nprocs`` = ranks sharing the file)."""
+    for s in range(segments):
+        base = s * nprocs * block
+        for t in range(block // xfer):
+            if layout == "strided":
+                yield base + t * nprocs * xfer + owner * xfer
+            else:
+                yield base + owner * block + t * xfer
+
+
+def _fill(owner: int) -> int:
+    return (owner * 37 + 11) % 251
+
+
+def _io(run: Run, owner: int, write: bool) -> None:
+    """Open, write (or read and check) ``owner``'s data, sync, close: the timed region."""
+    a = run.args
+    shared = a.file_mode == "shared"
+    comm = run.comm if shared else MPI.COMM_SELF
+    name = run.path("shared.dat") if shared else run.path(f"rank{owner:05d}.dat")
+    amode = (MPI.MODE_CREATE | MPI.MODE_WRONLY) if write else MPI.MODE_RDONLY
+    info = run.info()
+    fh = MPI.File.Open(comm, name, amode, info)
+    if info != MPI.INFO_NULL:
+        info.Free()
+    run.note_hints(info_dict(fh.Get_info()))
+    buf = np.full(a.transfer_size, _fill(owner), dtype=np.uint8) if write else np.empty(a.transfer_size, np.uint8)
+    nprocs, idx = (run.size, owner) if shared else (1, 0)
+    op = (fh.Write_at_all if write else fh.Read_at_all) if a.io_mode == "collective" else \
+        (fh.Write_at if write else fh.Read_at)
+    for off in offsets(idx, nprocs, a.block_size, a.transfer_size, a.segments, a.layout):
+        op(off, buf)
+        if not write and (buf[0] != _fill(owner) or buf[-1] != _fill(owner)):
+            raise RuntimeError(f"read back wrong data at offset {off} of {name}")
+    if write and run.sync:
+        fh.Sync()
+    fh.Close()
+
+
+def body(run: Run) -> tuple[int, dict[str, float]]:
+    """Write then read (another rank's data); returns bytes per phase and phase seconds."""
+    a = run.args
+    if a.block_size % a.transfer_size:
+        raise UsageError(f"--block-size {a.block_size} is not a multiple of --transfer-size {a.transfer_size}")
+    if a.file_mode == "fpp":
+        run.args.layout = "contiguous"
+    for r in range(run.size):  # register every file so rank 0 cleans them all up
+        run.path("shared.dat" if a.file_mode == "shared" else f"rank{r:05d}.dat")
+    times: dict[str, float] = {}
+    seconds = run.timed(lambda: _io(run, run.rank, write=True))
+    if "write" in run.phases:
+        times["write"] = seconds
+    if "read" in run.phases:
+        shift, _ = read_shift(run.comm)
+        times["read"] = run.timed(lambda: _io(run, (run.rank + shift) % run.size, write=False))
+    return a.block_size * a.segments * run.size, times
+
+
+if __name__ == "__main__":
+    main("ior", _parser(), body)  # type: ignore[arg-type]
