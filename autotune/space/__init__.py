@@ -1,0 +1,20 @@
+"""Search spaces: namespaced parameters, system rules as declarative constraints, binding to a target."""
+
+from autotune.space._catalogue import CATALOGUE, Known
+from autotune.space._expr import Expr
+from autotune.space._params import BoundParam, ParamSpec
+from autotune.space._space import (
+    BoundSpace,
+    Config,
+    Rule,
+    SearchSpace,
+    aggregators,
+    context_env,
+    default_rules,
+    load_space,
+)
+
+__all__ = [
+    "CATALOGUE", "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
+    "aggregators", "context_env", "default_rules", "load_space",
+]

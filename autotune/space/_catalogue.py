@@ -1,0 +1,62 @@
+"""Every tunable parameter autotune knows: its layer, where it can act, and the hint it becomes.
+
+A search space may only use these names; ``acts_when`` says on which targets a parameter can take
+effect (a parameter that cannot act is left out of the search with a notice, never silently tuned).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Known:
+    """A known parameter: ``mpi_info`` is its ROMIO/Cray MPI-IO hint key (None: not an MPI-IO hint)."""
+
+    name: str
+    kind: str  # "int" | "size" | "choice"
+    mpi_info: str | None
+    acts_when: str
+    why_not: str
+    help: str
+
+
+_ROMIO = "system.mpi in ['mpich', 'cray-mpich']"
+_CRAY = "system.mpi == 'cray-mpich'"
+
+CATALOGUE: dict[str, Known] = {k.name: k for k in (
+    Known("lustre.stripe_count", "int", "striping_factor", "fs.kind == 'lustre'",
+          "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)"),
+    Known("lustre.stripe_size", "size", "striping_unit",
+          "fs.kind == 'lustre' or (fs.kind == 'datawarp' and system.mpi == 'cray-mpich')",
+          "stripe size needs a Lustre target (or Cray MPI-IO on DataWarp)",
+          "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size"),
+    Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)"),
+    Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", "system.mpi == 'mpich'",
+          "Cray MPI-IO ignores cb_buffer_size (its collective buffer is the stripe size)",
+          "collective buffer per aggregator (ROMIO)"),
+    Known("mpiio.cb_config_list", "choice", "cb_config_list", "system.mpi == 'mpich'",
+          "only upstream ROMIO places aggregators by cb_config_list",
+          "aggregator placement, e.g. '*:1' (one per node, default) or '*:*'"),
+    Known("mpiio.romio_cb_write", "choice", "romio_cb_write", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "collective buffering for writes: automatic | enable | disable"),
+    Known("mpiio.romio_cb_read", "choice", "romio_cb_read", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "collective buffering for reads: automatic | enable | disable"),
+    Known("mpiio.romio_ds_write", "choice", "romio_ds_write", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "data sieving for independent writes: automatic | enable | disable"),
+    Known("mpiio.romio_ds_read", "choice", "romio_ds_read", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "data sieving for independent reads: automatic | enable | disable"),
+    Known("mpiio.romio_no_indep_rw", "choice", "romio_no_indep_rw", _ROMIO, "needs a ROMIO-based MPI-IO",
+          "promise that all I/O is collective ('true'/'false'); required by Cray lock mode 1"),
+    Known("cray.cb_nodes_multiplier", "int", "cray_cb_nodes_multiplier", _CRAY, "a Cray MPI-IO hint",
+          "aggregators per stripe (total aggregators = cb_nodes x multiplier)"),
+    Known("cray.cb_write_lock_mode", "int", "cray_cb_write_lock_mode", _CRAY, "a Cray MPI-IO hint",
+          "0 = standard extent locks, 1 = one shared lock (all-collective MPI-IO apps only)"),
+    Known("hdf5.alignment", "size", None, "app.library == 'hdf5'", "the app does not use HDF5",
+          "H5Pset_alignment: objects >= threshold aligned to this many bytes (1 = off)"),
+    Known("bb.nodes", "int", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+          "burst-buffer nodes (capacity = nodes x granularity)"),
+    Known("bb.pool", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+          "DataWarp pool (granularity differs per pool)"),
+)}

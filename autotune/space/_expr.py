@@ -1,0 +1,144 @@
+"""A tiny, safe expression language for rules and ranges: ``lustre.stripe_count <= fs.osts``.
+
+Names are dotted paths into nested mappings (``lustre.stripe_count``, ``fs.osts``, ``app.ranks``);
+only comparisons, boolean logic, arithmetic, constants, ``x in [..]`` and a few functions are allowed.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Mapping
+from typing import Any
+
+from autotune.errors import ConfigError
+
+_BIN = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_CMP = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _is_pow2(x: Any) -> bool:
+    return isinstance(x, int) and x > 0 and (x & (x - 1)) == 0
+
+
+_FUNCS: dict[str, Any] = {
+    "min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor,
+    "log2": math.log2, "int": int, "is_pow2": _is_pow2,
+}
+
+
+class UnknownName(ConfigError):
+    """An expression names something that is not defined."""
+
+    def __init__(self, name: str, expr: str) -> None:
+        super().__init__(f"{expr!r}: unknown name {name!r}")
+        self.name = name
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+class Expr:
+    """A parsed expression; ``names`` are the dotted names it reads."""
+
+    def __init__(self, text: str, where: str = "expression") -> None:
+        self.text = str(text)
+        try:
+            self._tree = ast.parse(self.text, mode="eval").body
+        except SyntaxError:
+            raise ConfigError(f"{where}: {self.text!r} is not a valid expression") from None
+        self.names: set[str] = set()
+        self._check(self._tree, where)
+
+    def _check(self, node: ast.AST, where: str) -> None:
+        dotted = _dotted(node)
+        if dotted is not None:
+            if dotted not in ("True", "False") and dotted not in _FUNCS:
+                self.names.add(dotted)
+            return
+        allowed = (ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant, ast.Call, ast.IfExp,
+                   ast.List, ast.Tuple, ast.Subscript, ast.And, ast.Or, ast.Not, ast.USub, ast.Load)
+        if not isinstance(node, allowed):
+            raise ConfigError(f"{where}: {self.text!r} uses {type(node).__name__}, which rules may not use")
+        if isinstance(node, ast.Call):
+            fname = _dotted(node.func)
+            if fname not in _FUNCS or node.keywords:
+                raise ConfigError(f"{where}: {self.text!r} calls {fname!r} (allowed: {', '.join(sorted(_FUNCS))})")
+            for a in node.args:
+                self._check(a, where)
+            return
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.operator, ast.cmpop, ast.boolop, ast.unaryop, ast.expr_context)):
+                self._check(child, where)
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        """Evaluate with ``env`` mapping dotted names (flat, e.g. ``{"fs.osts": 56}``) to values."""
+        return self._eval(self._tree, env)
+
+    def _eval(self, node: ast.AST, env: Mapping[str, Any]) -> Any:
+        dotted = _dotted(node)
+        if dotted is not None:
+            if dotted == "True":
+                return True
+            if dotted == "False":
+                return False
+            if dotted not in env:
+                raise UnknownName(dotted, self.text)
+            return env[dotted]
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.BoolOp):
+            if isinstance(node.op, ast.And):
+                return all(self._eval(v, env) for v in node.values)
+            return any(self._eval(v, env) for v in node.values)
+        if isinstance(node, ast.UnaryOp):
+            v = self._eval(node.operand, env)
+            return (not v) if isinstance(node.op, ast.Not) else -v
+        if isinstance(node, ast.BinOp):
+            return _BIN[type(node.op)](self._eval(node.left, env), self._eval(node.right, env))
+        if isinstance(node, ast.Compare):
+            left = self._eval(node.left, env)
+            for op, comp in zip(node.ops, node.comparators):
+                right = self._eval(comp, env)
+                if not _CMP[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(node, ast.Call):
+            fname = _dotted(node.func)
+            return _FUNCS[str(fname)](*(self._eval(a, env) for a in node.args))
+        if isinstance(node, ast.IfExp):
+            return self._eval(node.body, env) if self._eval(node.test, env) else self._eval(node.orelse, env)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self._eval(e, env) for e in node.elts]
+        if isinstance(node, ast.Subscript):
+            return self._eval(node.value, env)[self._eval(node.slice, env)]
+        raise ConfigError(f"{self.text!r}: cannot evaluate {type(node).__name__}")
+
+    def violation(self, env: Mapping[str, Any]) -> float:
+        """0.0 when the rule holds; otherwise how far it is violated (>0), for Optuna's constraints."""
+        node = self._tree
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            a, b = self._eval(node.left, env), self._eval(node.comparators[0], env)
+            if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+                op = type(node.ops[0])
+                gap = {ast.LtE: a - b, ast.Lt: a - b, ast.GtE: b - a, ast.Gt: b - a}.get(op)
+                if gap is not None and not _CMP[op](a, b):
+                    return float(max(gap, 1e-9) if op in (ast.LtE, ast.GtE) else max(gap, 0) + 1.0)
+        return 0.0 if self.evaluate(env) else 1.0
+
+    def __repr__(self) -> str:
+        return f"Expr({self.text!r})"

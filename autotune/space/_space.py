@@ -1,0 +1,310 @@
+"""Search spaces: parameters + the system's rules, bound to one target (system, file system, app)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from autotune._paths import available, find_named
+from autotune._yaml import check_keys, expect, load_yaml
+from autotune.errors import ConfigError
+from autotune.pattern import IOPattern
+from autotune.space._catalogue import CATALOGUE
+from autotune.space._expr import Expr, UnknownName
+from autotune.space._params import BoundParam, ParamSpec, Scalar
+from autotune.systems import FileSystem, SystemProfile, dw_capacity
+from autotune.units import parse_size
+
+Config = dict[str, Any]
+_SPACE_KEYS = frozenset({"name", "description", "parameters", "rules", "fixed"})
+_RULE_KEYS = frozenset({"name", "rule", "why", "when"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A system rule: ``rule`` must hold for every configuration that is run."""
+
+    name: str
+    expr: Expr
+    why: str = ""
+    when: Expr | None = None
+
+    @classmethod
+    def parse(cls, data: Any, where: str) -> Rule:
+        d = check_keys(data, _RULE_KEYS, where, required=("name", "rule"))
+        when = Expr(str(d["when"]), f"{where}.when") if "when" in d else None
+        return cls(str(d["name"]), Expr(str(d["rule"]), f"{where}.rule"), str(d.get("why", "")), when)
+
+    @property
+    def params(self) -> set[str]:
+        return {n for n in self.expr.names if n in CATALOGUE}
+
+
+def _load_rules(path: Path) -> list[Rule]:
+    data = load_yaml(path, "rules file")
+    d = check_keys(data, {"rules"}, str(path), required=("rules",))
+    return [Rule.parse(r, f"{path.name}.rules[{i}]") for i, r in enumerate(expect(d["rules"], list, str(path), "a list"))]
+
+
+def default_rules() -> list[Rule]:
+    path = find_named("search_spaces", "rules")
+    return _load_rules(path) if path else []
+
+
+def _fixed_value(name: str, value: Any, where: str) -> Scalar:
+    if name not in CATALOGUE:
+        raise ConfigError(f"{where}: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
+    kind = CATALOGUE[name].kind
+    if kind == "size":
+        return parse_size(value, f"{where}.{name}")
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}.{name}: {value!r} is not an integer")
+        return value
+    expect(value, (str, int, bool), f"{where}.{name}", "a string or number")
+    return value
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """A search space as written in ``search_spaces/<name>.yaml`` (not yet bound to a target)."""
+
+    name: str
+    params: tuple[ParamSpec, ...]
+    rules: tuple[Rule, ...] = ()
+    fixed: Mapping[str, Scalar] = field(default_factory=dict)
+    description: str = ""
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], where: str = "space", with_default_rules: bool = True) -> SearchSpace:
+        d = check_keys(data, _SPACE_KEYS, where, required=("parameters",))
+        params_raw = expect(d["parameters"], dict, f"{where}.parameters", "a mapping of parameters")
+        params = tuple(ParamSpec.parse(n, v, f"{where}.parameters") for n, v in params_raw.items())
+        fixed_raw = check_keys(d.get("fixed", {}), set(CATALOGUE), f"{where}.fixed")
+        fixed = {n: _fixed_value(n, v, f"{where}.fixed") for n, v in fixed_raw.items()}
+        both = sorted(set(fixed) & {p.name for p in params})
+        if both:
+            raise ConfigError(f"{where}: {both[0]!r} is both fixed and searched; choose one")
+        rules = list(default_rules()) if with_default_rules else []
+        rules += [Rule.parse(r, f"{where}.rules[{i}]") for i, r in enumerate(d.get("rules") or [])]
+        return cls(str(d.get("name", where)), params, tuple(rules), fixed, str(d.get("description", "")))
+
+    def customise(self, only: list[str] | None = None, exclude: list[str] | None = None,
+                  fixed: Mapping[str, Any] | None = None, parameters: Mapping[str, Any] | None = None,
+                  where: str = "space") -> SearchSpace:
+        """A campaign's edits: keep ``only``, drop ``exclude``, pin ``fixed``, add/replace ``parameters``."""
+        names = {p.name for p in self.params}
+        for n in list(only or []) + list(exclude or []):
+            if n not in names:
+                raise ConfigError(f"{where}: {n!r} is not a parameter of space {self.name!r} (has: {', '.join(sorted(names))})")
+        new_fixed = dict(self.fixed)
+        for n, v in (fixed or {}).items():
+            new_fixed[n] = _fixed_value(n, v, f"{where}.fixed")
+        replaced = {n: ParamSpec.parse(n, v, f"{where}.parameters") for n, v in (parameters or {}).items()}
+        params = [replaced.pop(p.name, p) for p in self.params]
+        params += list(replaced.values())
+        params = [p for p in params if (not only or p.name in only or p.name in (parameters or {}))
+                  and p.name not in (exclude or []) and p.name not in (fixed or {})]
+        return SearchSpace(self.name, tuple(params), self.rules, new_fixed, self.description)
+
+    def bind(self, system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> BoundSpace:
+        return BoundSpace.build(self, system, fs, pattern)
+
+
+def load_space(name: str, base: Path | None = None) -> SearchSpace:
+    path = find_named("search_spaces", name, base)
+    if path is None or path.stem == "rules":
+        raise ConfigError(f"space: {name!r} not found (known: {', '.join(n for n in available('search_spaces') if n != 'rules')}, or a path to a .yaml)")
+    return SearchSpace.parse(load_yaml(path, "search space"), where=f"space {path.stem}")
+
+
+def context_env(system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> dict[str, Any]:
+    env: dict[str, Any] = {}
+    for prefix, ns in (("system", system.namespace()), ("fs", fs.namespace()), ("app", pattern.as_dict())):
+        env.update({f"{prefix}.{k}": v for k, v in ns.items()})
+    return env
+
+
+@dataclass
+class BoundSpace:
+    """A search space bound to one target: what is searched, what is fixed, what cannot act and why."""
+
+    spec: SearchSpace
+    system: SystemProfile
+    fs: FileSystem
+    pattern: IOPattern
+    context: dict[str, Any]
+    active: list[BoundParam]
+    defaults: Config
+    fixed: Config
+    notices: list[str]
+    rules: list[Rule]
+
+    @classmethod
+    def build(cls, spec: SearchSpace, system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> BoundSpace:
+        ctx = context_env(system, fs, pattern)
+        active: list[BoundParam] = []
+        notices: list[str] = []
+        defaults: Config = {}
+        fixed: Config = {}
+        for name, value in spec.fixed.items():
+            if _acts(name, None, ctx):
+                fixed[name] = value
+            else:
+                notices.append(f"{name}: fixed value not applied: {CATALOGUE[name].why_not} ({_target(fs, system)})")
+        shadow: Config = {}  # defaults of parameters that cannot act here, for other defaults to refer to
+        for p in spec.params:
+            scope = {**ctx, **shadow, **defaults, **fixed}
+            if not _acts(p.name, p.when, ctx):
+                why = CATALOGUE[p.name].why_not if not _acts(p.name, None, ctx) else f"its condition {p.when.text!r} is false" if p.when else ""
+                notices.append(f"{p.name}: not searched: {why} ({_target(fs, system)})")
+                try:
+                    shadow[p.name] = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default
+                except ConfigError:
+                    pass
+                continue
+            bp = p.bind(scope)
+            default = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default
+            if not bp.contains(default):
+                raise ConfigError(f"{p.name}: default {default!r} is outside its range {bp.describe()} on this target")
+            defaults[p.name] = default
+            active.append(bp)
+        names = {b.name for b in active} | set(fixed)
+        implied = _implied(fs)
+        rules = [r for r in spec.rules
+                 if (r.when is None or r.when.evaluate(ctx)) and r.params <= names | implied]
+        space = cls(spec, system, fs, pattern, ctx, active, defaults, fixed, notices, rules)
+        space._check_rules()
+        return space
+
+    # --- configurations -------------------------------------------------------------------
+    def env(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """Flat names for rules: context, parameters, and derived figures (aggregators, BB capacity)."""
+        env: dict[str, Any] = {**self.context, **config}
+        env.setdefault("cray.cb_nodes_multiplier", 1)
+        env.setdefault("cray.cb_write_lock_mode", 0)
+        env.setdefault("mpiio.romio_no_indep_rw", "false")
+        env.setdefault("mpiio.romio_cb_write", "automatic")
+        env["derived.aggregators"] = aggregators(self.system, self.fs, self.pattern, config)
+        if self.fs.kind == "datawarp":
+            env.setdefault("bb.nodes", 1)
+            pool = self.fs.pool(str(config.get("bb.pool")) if "bb.pool" in config else None)
+            env.setdefault("bb.pool", pool.name)
+            env["derived.bb_capacity"] = dw_capacity(int(env["bb.nodes"]), pool)[0]
+            env["derived.bb_pool_nodes"] = pool.nodes
+        return env
+
+    def default_config(self) -> Config:
+        return {**self.defaults, **self.fixed}
+
+    def suggest(self, trial: optuna.Trial) -> Config:
+        """Ask Optuna for a configuration (all active parameters, plus the fixed ones)."""
+        config: Config = dict(self.fixed)
+        for p in self.active:
+            if p.type == "categorical":
+                raw: Any = trial.suggest_categorical(p.optuna_name, list(p.choices))  # type: ignore[arg-type]
+            elif p.type == "pow2":
+                raw = trial.suggest_int(p.optuna_name, p.low, p.high)
+            else:
+                raw = trial.suggest_int(p.optuna_name, p.low, p.high, log=p.log, step=1 if p.log else p.step)
+            config[p.name] = p.decode(raw)
+        return config
+
+    def to_optuna(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {p.optuna_name: p.encode(config[p.name]) for p in self.active if p.name in config}
+
+    def from_optuna(self, params: Mapping[str, Any]) -> Config:
+        config: Config = dict(self.fixed)
+        for p in self.active:
+            if p.optuna_name in params:
+                config[p.name] = p.decode(params[p.optuna_name])
+        return config
+
+    def distributions(self) -> dict[str, Any]:
+        return {p.optuna_name: p.distribution() for p in self.active}
+
+    def violations(self, config: Mapping[str, Any]) -> dict[str, float]:
+        env = self.env(config)
+        return {r.name: r.expr.violation(env) for r in self.rules}
+
+    def feasible(self, config: Mapping[str, Any]) -> bool:
+        return all(v <= 0 for v in self.violations(config).values())
+
+    def grid(self, max_values: int = 64) -> Iterator[Config]:
+        """Every feasible configuration of the (thinned) grid: for exhaustive search of a model."""
+        names = [p.name for p in self.active]
+        for combo in itertools.product(*(p.values(max_values) for p in self.active)):
+            config = {**self.fixed, **dict(zip(names, combo))}
+            if self.feasible(config):
+                yield config
+
+    def size(self, max_values: int = 64) -> int:
+        n = 1
+        for p in self.active:
+            n *= len(p.values(max_values))
+        return n
+
+    def describe(self) -> list[str]:
+        lines = [f"{p.name:28s} {p.describe():40s} default {self.defaults[p.name]}" for p in self.active]
+        lines += [f"{n:28s} fixed = {v}" for n, v in self.fixed.items()]
+        return lines
+
+    # --- validation ---------------------------------------------------------------------------
+    def _check_rules(self) -> None:
+        base = self.default_config()
+        for r in self.rules:
+            try:
+                r.expr.evaluate(self.env(base))
+            except UnknownName as exc:
+                raise ConfigError(f"rule {r.name}: unknown name {exc.name!r} in {r.expr.text!r}") from None
+        for name, value in self.fixed.items():
+            self._check_unary(name, [value], "fixed value")
+        for p in self.active:
+            self._check_unary(p.name, p.values(), "range value")
+
+    def _check_unary(self, name: str, values: list[Any], what: str) -> None:
+        for r in self.rules:
+            if r.params != {name}:
+                continue
+            for v in values:
+                cfg = {**self.default_config(), name: v}
+                if r.expr.violation(self.env(cfg)) > 0:
+                    ctx = ", ".join(f"{n} = {self.context[n]}" for n in sorted(r.expr.names) if n in self.context)
+                    raise ConfigError(
+                        f"{name}: {what} {v!r} breaks rule {r.name} ({r.expr.text}{'; ' + ctx if ctx else ''})"
+                    )
+
+
+def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, config: Mapping[str, Any]) -> int:
+    """Aggregators the MPI-IO layer will use: cb_nodes x multiplier, or the system's default."""
+    cb = config.get("mpiio.cb_nodes")
+    if cb is None:
+        if system.is_cray and fs.kind == "lustre":
+            cb = config.get("lustre.stripe_count", fs.default_stripe_count)
+        elif system.is_cray and fs.kind == "datawarp":
+            cb = config.get("bb.nodes", 1)
+        else:
+            cb = pattern.nodes
+    mult = config.get("cray.cb_nodes_multiplier", 1) if system.is_cray else 1
+    return int(cb) * int(mult)
+
+
+def _implied(fs: FileSystem) -> set[str]:
+    """Parameters a rule may name without searching them: BoundSpace.env gives them their defaults."""
+    names = {"cray.cb_nodes_multiplier", "cray.cb_write_lock_mode", "mpiio.romio_no_indep_rw", "mpiio.romio_cb_write"}
+    return names | ({"bb.nodes", "bb.pool"} if fs.kind == "datawarp" else set())
+
+
+def _acts(name: str, when: Expr | None, ctx: Mapping[str, Any]) -> bool:
+    if not Expr(CATALOGUE[name].acts_when).evaluate(ctx):
+        return False
+    return bool(when.evaluate(ctx)) if when is not None else True
+
+
+def _target(fs: FileSystem, system: SystemProfile) -> str:
+    return f"file system {fs.name!r} is {fs.kind}, MPI {system.mpi_flavour}"
