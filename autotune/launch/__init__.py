@@ -1,0 +1,18 @@
+"""Launchers: how a repetition runs (local mpiexec, Slurm jobs and steps, the performance model)."""
+
+from autotune.launch._base import (
+    AppSpec,
+    BaseLauncher,
+    RunRequest,
+    RunResult,
+    get_launcher,
+    launcher_names,
+    register_launcher,
+)
+from autotune.launch._command import KERNELS, AppCommand, app_command, hint_env, param_env
+from autotune.launch._process import clean_stderr, run_process
+
+__all__ = [
+    "KERNELS", "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
+    "get_launcher", "hint_env", "launcher_names", "param_env", "register_launcher", "run_process",
+]

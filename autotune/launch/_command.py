@@ -1,0 +1,98 @@
+"""Turning a request into an argv, an environment and hint files (shared by the local and Slurm launchers)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autotune.errors import ConfigError
+from autotune.hints import mpich_mpiio_hints, romio_hints_file
+from autotune.launch._base import RunRequest
+
+KERNELS = ("ior", "h5write", "vpic")
+_PLACEHOLDERS = ("data_dir", "run_dir", "ranks", "nodes", "trial", "repetition", "hints_file")
+
+
+@dataclass
+class AppCommand:
+    """The app part of a command line (without mpiexec/srun), its environment and the files to write first."""
+
+    argv: list[str]
+    env: dict[str, str]
+    files: dict[Path, str] = field(default_factory=dict)
+
+    def write_files(self) -> None:
+        for path, text in self.files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+def _flag(key: str, value: object) -> list[str]:
+    flag = "--" + key.replace("_", "-")
+    if isinstance(value, bool):
+        return [flag] if value else []
+    if isinstance(value, (list, tuple)):
+        return [flag, ",".join(str(v) for v in value)]
+    return [flag, str(value)]
+
+
+def param_env(request: RunRequest) -> dict[str, str]:
+    """``AUTOTUNE_PARAM_LUSTRE_STRIPE_COUNT=4``-style variables for every parameter of the trial."""
+    env = {f"AUTOTUNE_PARAM_{k.upper().replace('.', '_')}": str(v) for k, v in request.config.items()}
+    env.update(AUTOTUNE_TRIAL=str(request.trial), AUTOTUNE_REPETITION=str(request.repetition),
+               AUTOTUNE_DATA_DIR=str(request.data_dir), AUTOTUNE_RUN_DIR=str(request.run_dir),
+               AUTOTUNE_CAMPAIGN=request.campaign)
+    if request.settings.hdf5_alignment:
+        env["AUTOTUNE_HDF5_ALIGNMENT"] = str(request.settings.hdf5_alignment)
+    return env
+
+
+def hint_env(request: RunRequest, files: dict[Path, str], data_dir: str | None = None) -> dict[str, str]:
+    """Hints the way the system's MPI takes them: MPICH_MPIIO_HINTS (Cray) or a ROMIO_HINTS file."""
+    info = request.settings.info
+    env: dict[str, str] = {}
+    if not info:
+        return env
+    if request.system.is_cray:
+        base = data_dir if data_dir is not None else str(request.data_dir)
+        patterns = [p if p.startswith(("/", "$", "*")) else f"{base}/{p}" for p in request.app.hint_files]
+        env["MPICH_MPIIO_HINTS"] = mpich_mpiio_hints(info, patterns)
+    else:
+        path = request.run_dir / "romio-hints.txt"
+        files[path] = romio_hints_file(info)
+        env["ROMIO_HINTS"] = str(path)
+    return env
+
+
+def app_command(request: RunRequest, python: str | None = None, data_dir: str | None = None) -> AppCommand:
+    """The app's argv/env/files for one repetition. ``data_dir`` overrides the data path (e.g. $DW_JOB_STRIPED)."""
+    app = request.app
+    files: dict[Path, str] = {}
+    data = data_dir if data_dir is not None else str(request.data_dir)
+    env = {**dict(app.env), **param_env(request)}
+    env["AUTOTUNE_DATA_DIR"] = data
+    if app.kernel is not None:
+        if app.kernel not in KERNELS:
+            raise ConfigError(f"app.kernel: {app.kernel!r} is not one of {', '.join(KERNELS)}")
+        hints_file = request.run_dir / "mpi-info.json"
+        files[hints_file] = json.dumps(request.settings.info, sort_keys=True)
+        argv = [python or sys.executable, "-m", "mpi4py", "-m", f"autotune.kernels.{app.kernel}"]
+        for key, value in app.args.items():
+            argv += _flag(key, value)
+        argv += ["--dir", data, "--info-file", str(hints_file)]
+        if request.settings.hdf5_alignment and app.kernel in ("h5write", "vpic"):
+            argv += ["--alignment", str(request.settings.hdf5_alignment)]
+        return AppCommand(argv, env, files)
+    env.update(hint_env(request, files, data_dir))
+    values = {"data_dir": data, "run_dir": str(request.run_dir), "ranks": str(app.ranks), "nodes": str(app.nodes),
+              "trial": str(request.trial), "repetition": str(request.repetition),
+              "hints_file": env.get("ROMIO_HINTS", "")}
+    argv = []
+    for item in app.command:
+        try:
+            argv.append(item.format_map(values))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ConfigError(f"app.command: {item!r} uses an unknown placeholder {exc} (allowed: {', '.join(_PLACEHOLDERS)})") from None
+    return AppCommand(argv, env, files)
