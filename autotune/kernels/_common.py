@@ -48,8 +48,8 @@ def size_arg(text: str) -> int:
 
 
 def count_arg(text: str) -> int:
-    """argparse type: a positive integer (sizes like ``64Ki`` accepted)."""
-    return size_arg(text)
+    """argparse type: a positive count; ``64k``/``64Ki`` mean 65536."""
+    return size_arg(text + "B" if text.strip().lower().endswith(("ki", "mi", "gi")) else text)
 
 
 def make_parser(kernel: str, description: str) -> KernelParser:

@@ -1,0 +1,93 @@
+"""VPIC-IO-like particle write/read (seed 003): 8 variables per particle, one 1-D dataset each.
+
+    mpiexec -n 4 python -m mpi4py -m autotune.kernels.vpic --particles-per-rank 256Ki
+
+As in VPIC-IO: x, y, z, px, py, pz are float32 and id1, id2 int32 (32 bytes per particle), in
+group ``Step#0``; each rank writes a contiguous slice of every dataset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autotune.kernels import _h5
+from autotune.kernels._common import (
+    KernelParser,
+    Run,
+    count_arg,
+    main,
+    make_parser,
+    read_shift,
+    size_arg,
+)
+
+GROUP = "Step#0"
+VARIABLES: tuple[tuple[str, str], ...] = (
+    ("x", "f4"), ("y", "f4"), ("z", "f4"), ("id1", "i4"), ("id2", "i4"), ("px", "f4"), ("py", "f4"), ("pz", "f4"))
+BYTES_PER_PARTICLE = sum(np.dtype(t).itemsize for _, t in VARIABLES)
+
+
+def _parser() -> KernelParser:
+    p = make_parser("vpic", "VPIC-IO-like HDF5 particle write/read benchmark")
+    p.add_argument("--particles-per-rank", type=count_arg, default=131072,
+                   help="particles per rank, e.g. 131072 or 128Ki (32 bytes each)")
+    p.add_argument("--io-mode", choices=("collective", "independent"), default="collective")
+    p.add_argument("--alignment", type=size_arg, default=1, help="HDF5 alignment in bytes (1 = none)")
+    return p
+
+
+def particles(rank: int, n: int) -> dict[str, np.ndarray]:
+    """Rank's particles as VPIC-IO makes them: ids from the global index, positions/momenta random."""
+    rng = np.random.default_rng(rank)
+    ids = np.arange(rank * n, (rank + 1) * n, dtype=np.int32)
+    out: dict[str, np.ndarray] = {"id1": ids, "id2": ids * 2}
+    for name, _ in VARIABLES:
+        if name not in out:
+            out[name] = rng.random(n, dtype=np.float32) * 64.0
+    return out
+
+
+def _io(run: Run, path: str, sel: slice, arrays: dict[str, np.ndarray], write: bool) -> None:
+    f = _h5.open_file(run, path, "w" if write else "r", run.args.alignment)
+    total = run.size * run.args.particles_per_rank
+    group = f.create_group(GROUP) if write else f[GROUP]
+    for name, dtype in VARIABLES:
+        dset = group.create_dataset(name, (total,), dtype=dtype) if write else group[name]
+        if run.args.io_mode == "collective":
+            with dset.collective:
+                _move(dset, sel, arrays[name], write)
+        else:
+            _move(dset, sel, arrays[name], write)
+    if write and run.sync:
+        _h5.sync(f)
+    f.close()
+
+
+def _move(dset: object, sel: slice, arr: np.ndarray, write: bool) -> None:
+    if write:
+        dset[sel] = arr  # type: ignore[index]
+    else:
+        dset.read_direct(arr, source_sel=np.s_[sel])  # type: ignore[attr-defined]
+
+
+def body(run: Run) -> tuple[int, dict[str, float]]:
+    """Write every variable, then read another rank's slice; returns bytes per phase and seconds."""
+    n = run.args.particles_per_rank
+    path = run.path("particles.h5")
+    data = particles(run.rank, n)
+    times: dict[str, float] = {}
+    seconds = run.timed(lambda: _io(run, path, slice(run.rank * n, (run.rank + 1) * n), data, True))
+    if "write" in run.phases:
+        times["write"] = seconds
+    if "read" in run.phases:
+        shift, _ = read_shift(run.comm)
+        owner = (run.rank + shift) % run.size
+        bufs = {name: np.empty(n, dtype=t) for name, t in VARIABLES}
+        times["read"] = run.timed(lambda: _io(run, path, slice(owner * n, (owner + 1) * n), bufs, False))
+        if bufs["id1"][0] != owner * n or bufs["id2"][-1] != 2 * ((owner + 1) * n - 1):
+            raise RuntimeError(f"read back wrong particle ids from rank {owner}'s slice")
+    return n * run.size * BYTES_PER_PARTICLE, times
+
+
+if __name__ == "__main__":
+    main("vpic", _parser(), body)
