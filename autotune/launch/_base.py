@@ -60,6 +60,8 @@ class RunRequest:
     timeout: float
     seed: int = 0
     is_default: bool = False
+    previous_run_dir: Path | None = None  # the same repetition of an interrupted earlier attempt
+    time_limit: float | None = None  # the scheduler's limit for a job, when it differs from timeout
 
 
 @dataclass
@@ -113,7 +115,12 @@ class BaseLauncher(abc.ABC):
         return ""
 
     def recover(self, request: RunRequest) -> RunResult | None:
-        """A result of this repetition left by an interrupted campaign, if the launcher can find one."""
+        """The result of this repetition from an interrupted attempt, if the launcher can find one.
+
+        ``request.previous_run_dir`` is the run directory of the same repetition in the attempt that a
+        killed campaign left behind; a launcher that submits jobs records them there so that a resumed
+        campaign waits for (or collects) the job instead of submitting it twice.
+        """
         return None
 
     def close(self) -> None:
