@@ -1,5 +1,18 @@
-"""Measurements: records from benchmark runs and what they say about the hints in effect."""
+"""Measurements: metric extractors, best-of-N, and which hints took effect."""
 
+from autotune.measure._aggregate import AGGREGATES, aggregate, spread
+from autotune.measure._extract import (
+    BaseExtractor,
+    JsonExtractor,
+    Measurement,
+    RegexExtractor,
+    WallTimeExtractor,
+    find_record,
+    get_extractor,
+)
 from autotune.measure._verify import count_aggregators, verify_hints
 
-__all__ = ["count_aggregators", "verify_hints"]
+__all__ = [
+    "AGGREGATES", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
+    "aggregate", "count_aggregators", "find_record", "get_extractor", "spread", "verify_hints",
+]
