@@ -73,3 +73,12 @@ lint: setup
 
 clean-venv:
 	rm -rf $(VENV)
+
+# A single-node Slurm on localhost (munged, slurmctld, slurmd) for the Slurm launcher's tests.
+SLURM_DIR ?= .slurm
+
+slurm-up:
+	SLURM_DIR=$(SLURM_DIR) launchers/slurm-local/up.sh
+
+slurm-down:
+	SLURM_DIR=$(SLURM_DIR) launchers/slurm-local/down.sh

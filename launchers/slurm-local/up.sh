@@ -1,0 +1,80 @@
+#!/bin/bash
+# Start a single-node Slurm (munged, slurmctld, slurmd) on localhost, state under $SLURM_DIR.
+# Installs Debian's slurm-wlm and munge when missing (needs root). Idempotent: when everything
+# already runs it only checks that the node is up. Prints `export SLURM_CONF=...` at the end.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SLURM_DIR=${SLURM_DIR:-$HERE/../../.slurm}
+mkdir -p "$SLURM_DIR"
+SLURM_DIR=$(cd "$SLURM_DIR" && pwd)
+CONF=$SLURM_DIR/slurm.conf
+export SLURM_CONF=$CONF
+MUNGE=$SLURM_DIR/munge
+SOCKET=$MUNGE/run/munge.socket.2
+
+log() { echo "slurm-up: $*" >&2; }
+alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+node_state() { sinfo -h -N -o %t 2>/dev/null | head -n1; }
+
+if alive "$MUNGE/munged.pid" && alive "$SLURM_DIR/run/slurmctld.pid" && alive "$SLURM_DIR/run/slurmd.pid" \
+   && [[ $(node_state) =~ ^(idle|mix|alloc) ]]; then
+  log "already running ($CONF)"
+  echo "export SLURM_CONF=$CONF"
+  exit 0
+fi
+
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
+  log "installing slurm-wlm munge (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
+
+# munge: key directory 700 and key 400 owned by munge, socket directory world-executable.
+id munge >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin munge
+mkdir -p "$MUNGE/run" "$MUNGE/lib" "$SLURM_DIR"/{state,spool,run,log}
+if [[ ! -s $MUNGE/munge.key ]]; then
+  mungekey --create --keyfile="$MUNGE/munge.key" 2>/dev/null \
+    || dd if=/dev/urandom of="$MUNGE/munge.key" bs=1 count=1024 status=none
+fi
+chown -R munge: "$MUNGE"
+chmod 700 "$MUNGE" "$MUNGE/lib"
+chmod 755 "$MUNGE/run"
+chmod 400 "$MUNGE/munge.key"
+chmod a+x "$SLURM_DIR"
+if ! alive "$MUNGE/munged.pid"; then
+  rm -f "$SOCKET" "$SOCKET.lock"
+  runuser -u munge -- munged --key-file="$MUNGE/munge.key" --socket="$SOCKET" --pid-file="$MUNGE/munged.pid" \
+    --log-file="$MUNGE/munged.log" --seed-file="$MUNGE/lib/munged.seed" --force
+  log "munged started"
+fi
+
+# slurm.conf from the template with this machine's hostname, CPUs and memory (as slurmd sees them).
+HOST=$(hostname -s)
+CPUS=$(nproc --all)
+MEMORY=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 ))
+if probe=$(slurmd -C 2>/dev/null | head -n1); then
+  [[ $probe =~ CPUs=([0-9]+) ]] && CPUS=${BASH_REMATCH[1]}
+  [[ $probe =~ RealMemory=([0-9]+) ]] && MEMORY=${BASH_REMATCH[1]}
+fi
+sed -e "s|@HOST@|$HOST|g" -e "s|@SLURM_DIR@|$SLURM_DIR|g" -e "s|@CPUS@|$CPUS|g" -e "s|@MEMORY@|$MEMORY|g" \
+    -e "s|@CTLD_PORT@|${SLURMCTLD_PORT:-6817}|g" -e "s|@SLURMD_PORT@|${SLURMD_PORT:-6818}|g" \
+    "$HERE/slurm.conf.in" > "$CONF.new"
+mv "$CONF.new" "$CONF"
+# Let plain `sinfo`/`sacct` find it too, unless the machine has its own configuration.
+if [[ ! -e /etc/slurm/slurm.conf || -L /etc/slurm/slurm.conf ]]; then
+  mkdir -p /etc/slurm && ln -sfn "$CONF" /etc/slurm/slurm.conf
+fi
+
+alive "$SLURM_DIR/run/slurmctld.pid" || { slurmctld -f "$CONF"; log "slurmctld started"; }
+alive "$SLURM_DIR/run/slurmd.pid" || { slurmd -f "$CONF"; log "slurmd started"; }
+
+for _ in $(seq 1 60); do
+  state=$(node_state)
+  case $state in
+    idle|mix|alloc) log "node $HOST is $state"; echo "export SLURM_CONF=$CONF"; exit 0 ;;
+    down*|drain*|inval*) scontrol update nodename="$HOST" state=resume >/dev/null 2>&1 || true ;;
+  esac
+  sleep 0.5
+done
+log "node $HOST did not become idle (state: ${state:-none}); see $SLURM_DIR/log/"
+exit 1
