@@ -14,6 +14,7 @@ import numpy as np
 from mpi4py import MPI
 
 from autotune.kernels._common import (
+    KernelParser,
     Run,
     UsageError,
     count_arg,
@@ -25,7 +26,7 @@ from autotune.kernels._common import (
 )
 
 
-def _parser() -> object:
+def _parser() -> KernelParser:
     p = make_parser("ior", "IOR-like MPI-IO write/read benchmark")
     p.add_argument("--block-size", type=size_arg, default=size_arg("4MiB"), help="bytes per rank per segment")
     p.add_argument("--transfer-size", type=size_arg, default=size_arg("1MiB"), help="bytes per I/O call")
@@ -97,4 +98,4 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
 
 
 if __name__ == "__main__":
-    main("ior", _parser(), body)  # type: ignore[arg-type]
+    main("ior", _parser(), body)
