@@ -166,7 +166,7 @@ class BoundSpace:
                 try:
                     shadow[p.name] = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default
                 except ConfigError:
-                    pass
+                    shadow.pop(p.name, None)
                 continue
             bp = p.bind(scope)
             default = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default

@@ -1,0 +1,226 @@
+"""The campaign file: validated into a ``Campaign`` (unknown keys rejected, every value checked)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from autotune._yaml import check_keys, expect, load_yaml, positive_int
+from autotune.errors import ConfigError
+from autotune.launch import KERNELS, AppSpec
+from autotune.measure import AGGREGATES
+from autotune.pattern import IOPattern
+from autotune.space import SearchSpace, load_space
+from autotune.systems import FileSystem, SystemProfile, load_system
+from autotune.units import parse_duration, parse_size
+
+TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
+                      "launcher", "storage", "study", "tracking", "workdir", "executor"})
+APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
+                      "hint_files"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate"})
+BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
+SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "autotune")
+SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options"})
+TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
+SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class Objective:
+    metric: str = "bandwidth_mib_s"
+    direction: str = "maximize"
+    repeats: int = 3
+    aggregate: str = "best"
+
+    @property
+    def maximize(self) -> bool:
+        return self.direction == "maximize"
+
+
+@dataclass(frozen=True)
+class Budget:
+    trials: int | None = 20
+    wall_time: float | None = None
+    run_timeout: float = 600.0
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A validated campaign: what to run, where, over which space, towards which objective, for how long."""
+
+    name: str
+    app: AppSpec
+    system: SystemProfile
+    fs: FileSystem
+    space: SearchSpace
+    objective: Objective
+    budget: Budget
+    sampler: dict[str, Any]
+    launcher: dict[str, Any]
+    workdir: Path
+    storage_url: str | None
+    study: str
+    tracking: dict[str, Any]
+    metric: dict[str, Any]
+    data_path: str | None
+    executor: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+    source: Path | None = None
+    text: str = ""
+
+    def with_overrides(self, **kw: Any) -> Campaign:
+        return replace(self, **kw)
+
+    @property
+    def storage(self) -> str:
+        """The Optuna storage URL (default: SQLite in the work directory; ':memory:' for none)."""
+        return self.storage_url or f"sqlite:///{self.workdir / 'optuna.db'}"
+
+    @property
+    def tracking_uri(self) -> str:
+        return str(self.tracking.get("uri") or f"sqlite:///{self.workdir / 'mlflow.db'}")
+
+    @property
+    def data_root(self) -> Path:
+        """Where the app's data goes: target.path, else the file system's path, else <workdir>/data."""
+        return Path(self.data_path).expanduser() if self.data_path else self.workdir / "data"
+
+
+def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) -> dict[str, Any]:
+    """The I/O pattern a built-in kernel declares, from its arguments."""
+    def size(key: str, default: int) -> int:
+        return parse_size(args.get(key, default), f"app.args.{key}")
+
+    io_mode = str(args.get("io_mode", "collective"))
+    if kernel == "ior":
+        block, xfer, segs = size("block_size", 16 << 20), size("transfer_size", 1 << 20), int(args.get("segments", 1))
+        return {"bytes_per_rank": block * segs, "transfer_size": xfer, "layout": str(args.get("layout", "contiguous")),
+                "file_mode": str(args.get("file_mode", "shared")), "io_mode": io_mode, "library": "mpiio"}
+    if kernel == "h5write":
+        total = size("size", 64 << 20)
+        if "rows" in args and "cols" in args:
+            total = int(args["rows"]) * int(args["cols"]) * 8
+        column = str(args.get("decomposition", "row")) == "column"
+        per_rank = max(1, total // ranks)
+        xfer = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
+        return {"bytes_per_rank": per_rank, "transfer_size": xfer, "layout": "strided" if column else "contiguous",
+                "io_mode": io_mode, "library": "hdf5"}
+    if kernel == "vpic":
+        n = int(parse_size(args.get("particles_per_rank", 1 << 20), "app.args.particles_per_rank"))
+        return {"bytes_per_rank": 32 * n, "transfer_size": 4 * n, "io_mode": io_mode, "library": "hdf5"}
+    raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
+
+
+def _parse_app(d: dict[str, Any]) -> tuple[AppSpec, dict[str, Any]]:
+    a = check_keys(d, APP_KEYS, "app")
+    has_kernel, has_command = "kernel" in a, "command" in a
+    if has_kernel == has_command:
+        raise ConfigError("app: give exactly one of 'kernel' (ior, h5write, vpic) or 'command' (an argv list)")
+    ranks = positive_int(a.get("ranks", 1), "app.ranks")
+    nodes = positive_int(a.get("nodes", 1), "app.nodes")
+    if nodes > ranks:
+        raise ConfigError(f"app.nodes: {nodes} exceeds app.ranks ({ranks})")
+    args = dict(check_keys(a.get("args", {}), set(map(str, (a.get("args") or {}).keys())), "app.args"))
+    command: tuple[str, ...] = ()
+    pattern_d: dict[str, Any] = {}
+    if has_kernel:
+        kernel = str(a["kernel"])
+        if kernel not in KERNELS:
+            raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
+        pattern_d = kernel_pattern(kernel, args, ranks, nodes)
+        default_metric: dict[str, Any] = {"extractor": "json"}
+    else:
+        cmd = a["command"]
+        if isinstance(cmd, str) or not isinstance(cmd, list) or not cmd or not all(isinstance(x, (str, int, float)) for x in cmd):
+            raise ConfigError(f"app.command: {cmd!r} is not a non-empty list of arguments (no shell string)")
+        command = tuple(str(x) for x in cmd)
+        default_metric = {"extractor": "walltime"}
+    user_pattern = check_keys(a.get("pattern", {}), set(IOPattern.__dataclass_fields__) | {"ranks_per_node"}, "app.pattern")
+    merged = {"bytes_per_rank": 1 << 20, **pattern_d, **user_pattern, "ranks": ranks, "nodes": nodes}
+    pattern = IOPattern.from_dict(merged, "app.pattern")
+    env = check_keys(a.get("env", {}), set(map(str, (a.get("env") or {}).keys())), "app.env")
+    hint_files = a.get("hint_files", ["*"])
+    expect(hint_files, list, "app.hint_files", "a list of file patterns")
+    metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
+                                                                 "scale", "bytes"}, "app.metric"))
+    app = AppSpec(
+        name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
+        pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
+        mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
+        env={str(k): str(v) for k, v in env.items()}, hint_files=tuple(str(h) for h in hint_files),
+    )
+    return app, metric
+
+
+def _parse_space(value: Any, base: Path) -> SearchSpace:
+    if isinstance(value, str):
+        return load_space(value, base)
+    s = check_keys(value, SPACE_KEYS, "space", required=("use",))
+    space = load_space(str(s["use"]), base)
+    for key in ("only", "exclude"):
+        if key in s:
+            expect(s[key], list, f"space.{key}", "a list of parameter names")
+    return space.customise(only=s.get("only"), exclude=s.get("exclude"), fixed=s.get("fixed"),
+                           parameters=s.get("parameters"), where="space")
+
+
+def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None, text: str = "") -> Campaign:
+    d = check_keys(data, TOP_KEYS, "campaign", required=("app", "space"))
+    name = str(d.get("name", source.stem if source else "campaign"))
+    if not _NAME_RE.match(name):
+        raise ConfigError(f"name: {name!r} must be letters, digits, '_', '.', '-' (at most 100)")
+    app, metric = _parse_app(expect(d["app"], dict, "app", "a mapping"))
+    system = load_system(str(d.get("system", "local")), base)
+    t = check_keys(d.get("target", {}), {"filesystem", "path"}, "target")
+    fs = system.filesystem(t.get("filesystem"))
+    space = _parse_space(d["space"], base)
+    o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
+    objective = Objective(
+        metric=str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds")),
+        direction=str(o.get("direction", "maximize" if app.kernel or "bandwidth" in str(o.get("metric", "")) else "minimize")),
+        repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
+        aggregate=str(o.get("aggregate", "best")),
+    )
+    if objective.direction not in ("maximize", "minimize"):
+        raise ConfigError(f"objective.direction: {objective.direction!r} is not one of maximize, minimize")
+    if objective.aggregate not in AGGREGATES:
+        raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
+    b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
+    budget = Budget(
+        trials=positive_int(b["trials"], "budget.trials") if b.get("trials") is not None else (None if "wall_time" in b else 20),
+        wall_time=parse_duration(b["wall_time"], "budget.wall_time") if "wall_time" in b else None,
+        run_timeout=parse_duration(b.get("run_timeout", 600), "budget.run_timeout"),
+    )
+    sampler = check_keys(d.get("sampler", {"name": "tpe"}) if not isinstance(d.get("sampler"), str)
+                         else {"name": d["sampler"]}, SAMPLER_KEYS, "sampler")
+    sampler.setdefault("name", "tpe")
+    if sampler["name"] not in SAMPLERS:
+        raise ConfigError(f"sampler.name: {sampler['name']!r} is not one of {', '.join(SAMPLERS)}")
+    launcher = d.get("launcher", {"name": "local"})
+    launcher = {"name": launcher} if isinstance(launcher, str) else dict(expect(launcher, dict, "launcher", "a mapping"))
+    launcher.setdefault("name", "local")
+    executor = d.get("executor", {"name": "serial"})
+    executor = {"name": executor} if isinstance(executor, str) else dict(expect(executor, dict, "executor", "a mapping"))
+    workdir = Path(str(d.get("workdir", Path("autotune-runs") / name))).expanduser()
+    workdir = (Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir
+    tracking = check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking")
+    path = t.get("path") or fs.path
+    return Campaign(
+        name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
+        sampler=sampler, launcher=launcher, workdir=workdir,
+        storage_url=str(d["storage"]) if d.get("storage") else None, study=str(d.get("study", name)),
+        tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
+        description=str(d.get("description", "")), source=source, text=text,
+    )
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """Read and validate a campaign file; every problem is a one-line ConfigError."""
+    p = Path(path)
+    data = load_yaml(p, "campaign file")
+    return parse_campaign(data, p.resolve().parent, source=p.resolve(), text=p.read_text())

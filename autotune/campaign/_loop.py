@@ -1,0 +1,237 @@
+"""The campaign loop: ask Optuna, check the rules, run N repetitions, tell, track; resumable at any point."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, TextIO
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.campaign._config import Campaign
+from autotune.campaign._report import summary, summary_text
+from autotune.campaign._runtime import Runtime
+from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
+from autotune.campaign._trial import TrialOutcome, run_trial
+from autotune.errors import AutotuneError
+from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker, TrialRecord
+
+MAX_INFEASIBLE_IN_A_ROW = 1000
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+# We record heartbeats ourselves around each trial (campaign._study.heartbeat), with ask/tell.
+warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
+
+
+@dataclass
+class LoopResult:
+    study: optuna.Study
+    runtime: Runtime
+    trials_run_now: int
+    stopped_by: str  # "trials" | "wall_time" | "interrupted" | "exhausted"
+    summary: dict[str, Any]
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    raise _Interrupted(signal.Signals(signum).name)
+
+
+def worst_value(study: optuna.Study) -> float:
+    """The value told for a configuration that breaks a rule (never run): the worst seen, or 0."""
+    vals = [t.value for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if t.value is not None and t.user_attrs.get("ran")]
+    if study.direction == optuna.study.StudyDirection.MAXIMIZE:
+        return min(vals) if vals else 0.0
+    return max(vals) if vals else 1e30
+
+
+class CampaignLoop:
+    """Runs (or resumes) one campaign until its trial or wall-time budget is spent."""
+
+    def __init__(self, campaign: Campaign, *, tracker: BaseTracker | None = None, runtime: Runtime | None = None,
+                 out: TextIO | None = None, progress: bool = True, command_line: str = "",
+                 on_trial: Callable[[TrialOutcome], None] | None = None) -> None:
+        self.c = campaign
+        self.rt = runtime or Runtime.build(campaign)
+        self.tracker = SafeTracker(tracker or NullTracker())
+        self.out = out or sys.stdout
+        self.progress = progress
+        self.command_line = command_line
+        self.on_trial = on_trial
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def open(self) -> optuna.Study:
+        rt = self.rt
+        rt.check_target()
+        for notice in rt.space.notices:
+            self.say(f"notice: {notice}")
+        study = open_study(self.c, rt.space)
+        for k, v in rt.info().items():
+            if study.user_attrs.get(k) != v:
+                study.set_user_attr(k, v)
+        interrupted = recover_interrupted(study)
+        if interrupted:
+            self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
+        if not study.get_trials(deepcopy=False):
+            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
+                                skip_if_exists=True)
+        self._clean_stale_data()
+        return study
+
+    def _clean_stale_data(self) -> None:
+        root = self.c.data_root
+        if root.is_dir():
+            for p in root.glob(f"{self.c.study}-t*-r*"):
+                shutil.rmtree(p, ignore_errors=True)
+
+    def run(self) -> LoopResult:
+        study = self.open()
+        c = self.c
+        self.tracker.start(CampaignInfo(
+            name=c.name, study=c.study, storage=c.storage, app=c.app.name, system=c.system.name, filesystem=c.fs.name,
+            launcher=str(c.launcher["name"]), space=c.space.name, objective=f"{c.objective.direction} {c.objective.metric}",
+            command_line=self.command_line, campaign_text=c.text))
+        old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
+        try:
+            n_now, stopped = self._loop(study)
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+        summ = summary(self.rt, study)
+        self.tracker.finish(summ)
+        return LoopResult(study, self.rt, n_now, stopped, summ)
+
+    def _budget_left(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
+        b = self.c.budget
+        if b.trials is not None and len(ran_trials(study)) >= b.trials:
+            return "trials"
+        if b.wall_time is not None:
+            elapsed = time.monotonic() - started
+            expected = sum(per_trial) / len(per_trial) if per_trial else 0.0
+            if elapsed + expected > b.wall_time:
+                return "wall_time"
+        return None
+
+    def _loop(self, study: optuna.Study) -> tuple[int, str]:
+        rt, c = self.rt, self.c
+        started = time.monotonic()
+        per_trial: list[float] = []
+        n_now, infeasible_row = 0, 0
+        total = c.budget.trials
+        bar = self._bar(study, total)
+        try:
+            while True:
+                stop = self._budget_left(study, started, per_trial)
+                if stop:
+                    return n_now, stop
+                trial = study.ask(fixed_distributions=rt.space.distributions())
+                config = rt.space.from_optuna(trial.params)
+                is_default = bool(trial.user_attrs.get("is_default", False))
+                violations = rt.space.violations(config)
+                for name, v in violations.items():
+                    trial.set_constraint(name, v)
+                broken = sorted(n for n, v in violations.items() if v > 0)
+                if broken:
+                    trial.set_user_attr("infeasible", broken)
+                    study.tell(trial, worst_value(study))
+                    infeasible_row += 1
+                    if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
+                        raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules (last: {', '.join(broken)}): "
+                                            "the space leaves almost no room; widen it or relax the rules")
+                    continue
+                infeasible_row = 0
+                trial.set_user_attr("worker", rt.worker)
+                trial.set_user_attr("ran", True)
+                retry_of = trial.user_attrs.get("retry_of")
+                try:
+                    with heartbeat(study, trial):
+                        outcome = run_trial(rt, trial.number, config, is_default, c.objective.repeats,
+                                            retry_of=int(retry_of) if retry_of is not None else None)
+                except (KeyboardInterrupt, _Interrupted):
+                    trial.set_user_attr("error", "interrupted by the user; runs again on resume")
+                    study.tell(trial, state=TrialState.FAIL)
+                    enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
+                    self.say(f"\ninterrupted during trial {trial.number}: run the same command to resume")
+                    return n_now, "interrupted"
+                for k, v in outcome.user_attrs().items():
+                    trial.set_user_attr(k, v)
+                if outcome.ok:
+                    study.tell(trial, outcome.value)
+                else:
+                    trial.set_user_attr("error", outcome.error)
+                    study.tell(trial, state=TrialState.FAIL)
+                n_now += 1
+                per_trial.append(outcome.duration)
+                self._track(outcome)
+                self._show(bar, study, outcome)
+                if self.on_trial:
+                    self.on_trial(outcome)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _track(self, o: TrialOutcome) -> None:
+        arts = {"command.txt": o.command + "\n", "hints.json": _json(o.hints)}
+        if o.hints_in_effect:
+            arts["hints_in_effect.json"] = _json(o.hints_in_effect)
+        if o.stderr_tail:
+            arts["stderr_tail.txt"] = o.stderr_tail
+        arts["runs.json"] = _json(o.run_info)
+        self.tracker.log_trial(TrialRecord(
+            number=o.number, state="COMPLETE" if o.ok else "FAIL", config=o.config, value=o.value,
+            repetitions=o.repetitions, metric=self.c.objective.metric, is_default=o.is_default, hints=o.hints,
+            hints_in_effect=o.hints_in_effect, hints_not_in_effect=o.hints_not_in_effect, artifacts=arts,
+            error=o.error, duration=o.duration))
+
+    def _bar(self, study: optuna.Study, total: int | None) -> Any:
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=min(len(ran_trials(study)), total or math.inf), unit="trial",
+                    disable=not sys.stderr.isatty(), file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def _show(self, bar: Any, study: optuna.Study, o: TrialOutcome) -> None:
+        best = best_trial(study)
+        reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in o.repetitions)
+        tag = " (default)" if o.is_default else ""
+        status = f"{self.c.objective.aggregate}={o.value:.4g}" if o.ok else f"FAILED: {o.error}"
+        line = f"trial {o.number:3d}{tag}: {status} [{reps}] ({o.duration:.1f}s)"
+        if o.hints_not_in_effect:
+            line += f"  hints not in effect: {', '.join(sorted(o.hints_not_in_effect))}"
+        if best is not None:
+            line += f"  | best {best.value:.4g} (trial {best.number})"
+        if bar is not None:
+            bar.update(1)
+            if best is not None:
+                bar.set_postfix_str(f"best {best.value:.4g}")
+            bar.write(line, file=self.out)
+        else:
+            self.say(line)
+
+
+def _json(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def run_campaign(c: Campaign, **kw: Any) -> LoopResult:
+    """Run or resume ``c`` (see ``CampaignLoop`` for the keyword arguments)."""
+    return CampaignLoop(c, **kw).run()
+
+
+__all__ = ["CampaignLoop", "LoopResult", "run_campaign", "summary_text", "worst_value"]

@@ -1,0 +1,83 @@
+"""What a campaign prints at the end: the best configuration, the default's figure, the hints to paste."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import optuna
+
+from autotune.campaign._runtime import Runtime
+from autotune.campaign._study import best_trial, default_trial, ran_trials
+from autotune.hints import Settings, render
+from autotune.units import format_duration, format_size
+from autotune.space import CATALOGUE
+
+
+def fmt_value(name: str, value: Any) -> str:
+    if name in CATALOGUE and CATALOGUE[name].kind == "size" and isinstance(value, int):
+        return format_size(value)
+    return str(value)
+
+
+def hints_text(rt: Runtime, settings: Settings) -> str:
+    """The job-script lines for this system: env/hints file, lfs setstripe, #DW, h5py settings."""
+    c = rt.campaign
+    parts = [render("env", settings, mpi_flavour=c.system.mpi_flavour, patterns=c.app.hint_files)]
+    if settings.bb is not None:
+        parts.append(render("dw", settings))
+    if settings.hdf5_alignment and settings.hdf5_alignment > 1:
+        parts.append(f"# h5py: h5py.File(..., alignment_threshold={settings.hdf5_alignment}, "
+                     f"alignment_interval={settings.hdf5_alignment})")
+    return "\n".join(p for p in parts if p)
+
+
+def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
+    """Figures of the campaign as it stands in the storage (the source of truth)."""
+    c = rt.campaign
+    ran = ran_trials(study)
+    best = best_trial(study)
+    default = default_trial(study)
+    out: dict[str, Any] = {
+        "trials_run": len(ran), "trials_failed": sum(t.state == optuna.trial.TrialState.FAIL for t in ran),
+        "metric": c.objective.metric, "direction": c.objective.direction,
+        "time_spent_s": sum(float(t.user_attrs.get("duration_s", 0.0)) for t in ran),
+    }
+    if best is not None:
+        is_def = bool(best.user_attrs.get("is_default"))
+        config = rt.config_of(best)
+        settings = rt.settings_for(config, is_def)
+        out.update(best_trial=best.number, best_value=best.value, best_config=config, best_is_default=is_def,
+                   best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
+                   best_hints_took_effect=bool(best.user_attrs.get("hints_took_effect", True)))
+    if default is not None and default.value is not None:
+        out["default_value"] = default.value
+        if best is not None and best.value:
+            ratio = best.value / default.value if c.objective.maximize else default.value / best.value
+            out["speedup_over_default"] = ratio
+    return out
+
+
+def summary_text(rt: Runtime, study: optuna.Study) -> str:
+    s = summary(rt, study)
+    c = rt.campaign
+    unit = " MiB/s" if "bandwidth" in c.objective.metric else " s" if "seconds" in c.objective.metric else ""
+    lines = [f"campaign {c.name}: {s['trials_run']} trials run ({s['trials_failed']} failed), "
+             f"{format_duration(s['time_spent_s'])} of runs, {c.objective.aggregate} of {c.objective.repeats}"]
+    if "best_value" not in s:
+        lines.append("no trial has completed yet")
+        return "\n".join(lines)
+    lines.append(f"best: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
+                 + (" (the default configuration)" if s["best_is_default"] else ""))
+    reps = ", ".join(f"{v:.4g}" if v is not None else "failed" for v in s["best_repetitions"] or [])
+    lines.append(f"  repetitions: {reps}")
+    if "default_value" in s:
+        lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {s.get('speedup_over_default', 1.0):.2f}x the default")
+    lines.append("best configuration:")
+    for k, v in sorted(s["best_config"].items()):
+        lines.append(f"  {k} = {fmt_value(k, v)}")
+    if not s["best_hints_took_effect"]:
+        lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
+    lines.append("hints to paste into your job script:")
+    text = s["hints_text"] if not s["best_is_default"] else "# the system's defaults are best: set nothing"
+    lines += [f"  {ln}" for ln in text.splitlines()]
+    return "\n".join(lines)

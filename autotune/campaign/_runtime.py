@@ -1,0 +1,63 @@
+"""A campaign bound to its target: the space, the launcher, the extractor and the per-trial settings."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from autotune.campaign._config import Campaign
+from autotune.errors import ConfigError
+from autotune.hints import Settings, resolve
+from autotune.launch import BaseLauncher, get_launcher
+from autotune.measure import BaseExtractor, get_extractor
+from autotune.space import BoundSpace, Config
+
+
+@dataclass
+class Runtime:
+    """Everything a trial needs, built once per campaign (and rebuilt identically on resume)."""
+
+    campaign: Campaign
+    space: BoundSpace
+    launcher: BaseLauncher
+    extractor: BaseExtractor
+    worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+
+    @classmethod
+    def build(cls, c: Campaign, launcher: BaseLauncher | None = None) -> Runtime:
+        space = c.space.bind(c.system, c.fs, c.app.pattern)
+        if launcher is None:
+            opts = {k: v for k, v in c.launcher.items() if k != "name"}
+            launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
+        extractor = get_extractor(c.metric, "app.metric")
+        return cls(c, space, launcher, extractor)
+
+    def settings_for(self, config: Config, is_default: bool) -> Settings:
+        """The hints a trial applies: only the fixed ones for the default trial (the system's defaults)."""
+        applied = dict(self.space.fixed) if is_default else dict(config)
+        return resolve(applied, self.campaign.system, self.campaign.fs, self.campaign.app.pattern)
+
+    def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config:
+        return self.space.from_optuna(trial.params)
+
+    def run_dir(self, number: int, repetition: int) -> Path:
+        return self.campaign.workdir / "runs" / f"trial-{number:04d}" / f"rep-{repetition}"
+
+    def data_dir(self, number: int, repetition: int) -> Path:
+        return self.campaign.data_root / f"{self.campaign.study}-t{number:04d}-r{repetition}"
+
+    def check_target(self) -> None:
+        root = self.campaign.data_root
+        if self.campaign.fs.kind == "posix" and root.exists() and not root.is_dir():
+            raise ConfigError(f"target.path: {str(root)!r} is not a directory")
+
+    def info(self) -> dict[str, Any]:
+        c = self.campaign
+        return {"system": c.system.name, "filesystem": c.fs.name, "fs_kind": c.fs.kind, "app": c.app.name,
+                "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
+                "direction": c.objective.direction, "repeats": c.objective.repeats}

@@ -1,0 +1,48 @@
+"""Optuna samplers by name (TPE by default; random, grid, GP, CMA-ES selectable)."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import optuna
+
+from autotune.errors import ConfigError, RegistryError
+from autotune.space import BoundSpace
+
+
+def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.BaseSampler:
+    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``."""
+    name = str(spec.get("name", "tpe"))
+    seed = spec.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
+    options = dict(spec.get("options") or {})
+    startup = spec.get("startup_trials")
+    try:
+        if name in ("tpe", "autotune"):
+            kw: dict[str, Any] = {"seed": seed, "multivariate": True, "group": False,
+                                  "n_startup_trials": startup if startup is not None else 5}
+            return optuna.samplers.TPESampler(**{**kw, **options})
+        if name == "random":
+            return optuna.samplers.RandomSampler(seed=seed)
+        if name == "grid":
+            grid = {p.optuna_name: [p.encode(v) for v in p.values()] for p in space.active}
+            return optuna.samplers.GridSampler(grid, seed=seed)
+        if name == "gp":
+            if importlib.util.find_spec("torch") is None:
+                raise ConfigError("sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
+            kw = {"seed": seed}
+            if startup is not None:
+                kw["n_startup_trials"] = startup
+            return optuna.samplers.GPSampler(**{**kw, **options})
+        if name == "cmaes":
+            if importlib.util.find_spec("cmaes") is None:
+                raise ConfigError("sampler cmaes needs the cmaes package (pip install cmaes)")
+            kw = {"seed": seed, "warn_independent_sampling": False}
+            if startup is not None:
+                kw["n_startup_trials"] = startup
+            return optuna.samplers.CmaEsSampler(**{**kw, **options})
+    except TypeError as exc:
+        raise ConfigError(f"sampler.options: {exc}") from None
+    raise RegistryError(f"sampler: unknown sampler {name!r} (known: tpe, random, grid, gp, cmaes)")

@@ -1,0 +1,151 @@
+"""The campaign's Optuna study: storage, creation, resume after a crash, budget accounting."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.campaign._config import Campaign
+from autotune.campaign._samplers import make_sampler
+from autotune.errors import ConfigError
+from autotune.space import BoundSpace
+
+HEARTBEAT_S = 30
+GRACE_S = 120
+
+
+def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseStorage:
+    """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed."""
+    if url in (":memory:", "memory"):
+        return optuna.storages.InMemoryStorage()
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        kwargs = {"connect_args": {"timeout": 60}}
+    try:
+        return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                          grace_period=GRACE_S, failed_trial_callback=_retry_failed)
+    except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"storage: cannot open {url!r}: {first}") from None
+
+
+def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:
+    """Optuna's stale-trial callback: the configuration of a trial whose worker died is run again."""
+    enqueue_retry(study, trial)
+
+
+def enqueue_retry(study: optuna.Study, trial: FrozenTrial) -> None:
+    study.enqueue_trial(trial.params, user_attrs={"retry_of": trial.number,
+                                                   "is_default": bool(trial.user_attrs.get("is_default", False))})
+
+
+def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.Study:
+    """Create or load the campaign's study; a study for another objective direction is refused."""
+    if c.storage.startswith("sqlite:///"):
+        c.workdir.mkdir(parents=True, exist_ok=True)
+    storage = make_storage(c.storage)
+    sampler = make_sampler(c.sampler, space)
+    if not create:
+        try:
+            return optuna.load_study(study_name=c.study, storage=storage, sampler=sampler)
+        except KeyError:
+            raise ConfigError(f"study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
+    try:
+        study = optuna.create_study(study_name=c.study, storage=storage, sampler=sampler, direction=c.objective.direction,
+                                    load_if_exists=True)
+    except ValueError as exc:
+        raise ConfigError(f"study {c.study!r}: {exc}") from None
+    if study.direction.name.lower() != c.objective.direction:
+        raise ConfigError(f"study {c.study!r} in {c.storage} was made to {study.direction.name.lower()}, "
+                          f"the campaign asks to {c.objective.direction}: use another --study")
+    return study
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_interrupted(study: optuna.Study) -> list[int]:
+    """Fail the trials a killed campaign left RUNNING and enqueue their configurations again.
+
+    A trial owned by a dead process on this host is failed at once; a trial of another host is failed
+    by Optuna's heartbeat once its worker has been silent for the grace period.
+    """
+    host = socket.gethostname()
+    failed: list[int] = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        worker = str(t.user_attrs.get("worker", ""))
+        whost, _, wpid = worker.rpartition(":")
+        if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
+            continue
+        study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        enqueue_retry(study, t)
+        failed.append(t.number)
+    if isinstance(study._storage, optuna.storages.RDBStorage):
+        optuna.storages.fail_stale_trials(study)
+    return failed
+
+
+def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
+    """Trials that were really run (complete or failed), i.e. what the budget counts."""
+    return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL))
+            if t.user_attrs.get("ran")]
+
+
+def best_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The best feasible completed trial, or None."""
+    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if t.user_attrs.get("ran") and t.value is not None]
+    if not done:
+        return None
+    pick = max if study.direction == optuna.study.StudyDirection.MAXIMIZE else min
+    return pick(done, key=lambda t: t.value)  # type: ignore[arg-type,return-value]
+
+
+def default_trial(study: optuna.Study) -> FrozenTrial | None:
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if t.user_attrs.get("is_default") and t.user_attrs.get("ran"):
+            return t
+    return None
+
+
+@contextmanager
+def heartbeat(study: optuna.Study, trial: optuna.Trial) -> Iterator[None]:
+    """Record heartbeats for ``trial`` while it runs (RDB storages only)."""
+    storage = study._storage
+    if not isinstance(storage, optuna.storages.RDBStorage):
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        missed = 0
+        while not stop.is_set():
+            try:
+                storage.record_heartbeat(trial._trial_id)
+                missed = 0
+            except Exception:  # noqa: BLE001 - a missed heartbeat is retried sooner
+                missed += 1
+            stop.wait(HEARTBEAT_S if not missed else 1.0)
+
+    thread = threading.Thread(target=beat, daemon=True, name=f"heartbeat-{trial.number}")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)

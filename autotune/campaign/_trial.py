@@ -1,0 +1,116 @@
+"""One trial: N repetitions through the launcher, metrics extracted, best of N, data removed."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from autotune.campaign._runtime import Runtime
+from autotune.launch import RunRequest, RunResult
+from autotune.launch._process import tail
+from autotune.measure import aggregate, spread, verify_hints
+from autotune.space import Config
+
+
+@dataclass
+class TrialOutcome:
+    """What a trial produced; ``value`` is None when every repetition failed."""
+
+    number: int
+    config: Config
+    is_default: bool
+    value: float | None
+    repetitions: list[float | None]
+    errors: list[str | None]
+    hints: dict[str, str]
+    hints_in_effect: dict[str, Any] = field(default_factory=dict)
+    hints_not_in_effect: dict[str, Any] = field(default_factory=dict)
+    run_info: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, float]] = field(default_factory=list)
+    stderr_tail: str = ""
+    command: str = ""
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+    @property
+    def error(self) -> str | None:
+        errs = [e for e in self.errors if e]
+        if not errs:
+            return None
+        return errs[0] if len(set(errs)) == 1 else f"{errs[0]} (and {len(errs) - 1} more)"
+
+    def user_attrs(self) -> dict[str, Any]:
+        ok_vals = [v for v in self.repetitions if v is not None]
+        return {
+            "repetitions": self.repetitions, "repetition_errors": self.errors,
+            "failed_repetitions": sum(v is None for v in self.repetitions),
+            "spread": spread(ok_vals), "hints": self.hints, "hints_in_effect": self.hints_in_effect,
+            "hints_not_in_effect": self.hints_not_in_effect, "hints_took_effect": not self.hints_not_in_effect,
+            "run_info": self.run_info, "metrics": self.metrics, "duration_s": round(self.duration, 3),
+            "config": {k: v for k, v in self.config.items()}, "stderr_tail": self.stderr_tail[-4000:],
+            "command": self.command,
+        }
+
+
+def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeats: int,
+              retry_of: int | None = None) -> TrialOutcome:
+    """Run ``repeats`` repetitions of ``config``; failures are recorded, never raised."""
+    c = rt.campaign
+    start = time.monotonic()
+    settings = rt.settings_for(config, is_default)
+    requests = [
+        RunRequest(
+            campaign=c.study, trial=number, repetition=r, app=c.app, system=c.system, fs=c.fs, config=config,
+            settings=settings, run_dir=rt.run_dir(number, r), data_dir=rt.data_dir(number, r),
+            timeout=c.budget.run_timeout, seed=hash((c.study, number, r)) & 0x7FFFFFFF, is_default=is_default,
+            previous_run_dir=rt.run_dir(retry_of, r) if retry_of is not None else None,
+        )
+        for r in range(repeats)
+    ]
+    outcome = TrialOutcome(number, config, is_default, None, [], [], dict(settings.info))
+    try:
+        outcome.command = rt.launcher.describe(requests[0])
+    except Exception as exc:  # noqa: BLE001 - describing is best effort
+        outcome.command = f"(cannot describe: {exc})"
+    try:
+        recovered = [rt.launcher.recover(r) for r in requests]
+        pending = [r for r, res in zip(requests, recovered) if res is None]
+        fresh = iter(rt.launcher.run_many(pending)) if pending else iter(())
+        results = [res if res is not None else next(fresh) for res in recovered]
+    finally:
+        for r in requests:
+            shutil.rmtree(r.data_dir, ignore_errors=True)
+    for req, res in zip(requests, results):
+        _record(rt, outcome, req, res)
+    ok = [v for v in outcome.repetitions if v is not None]
+    if ok:
+        outcome.value = aggregate(ok, c.objective.aggregate, c.objective.maximize)
+    outcome.duration = time.monotonic() - start
+    return outcome
+
+
+def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult) -> None:
+    info = {k: v for k, v in res.info.items() if k != "command"}
+    info.update(wall_s=round(res.wall_seconds, 3), returncode=res.returncode)
+    outcome.run_info.append(info)
+    if not res.ok:
+        outcome.repetitions.append(None)
+        outcome.errors.append(res.error or f"exit code {res.returncode}")
+        outcome.metrics.append({})
+        outcome.stderr_tail = tail(res.stderr, 30)
+        return
+    m = rt.extractor.extract(res, rt.campaign.objective.metric)
+    outcome.repetitions.append(m.value)
+    outcome.errors.append(m.error)
+    outcome.metrics.append(m.metrics)
+    if m.value is None:
+        outcome.stderr_tail = tail(res.stderr, 30) or tail(res.stdout, 30)
+    if m.hints_in_effect and not outcome.hints_in_effect:
+        outcome.hints_in_effect = m.hints_in_effect
+    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, m.hints_in_effect) if m.hints_in_effect else {})
+    outcome.hints_not_in_effect.update(mismatches)

@@ -1,0 +1,145 @@
+"""Talking to Slurm: sbatch/salloc, job state from squeue/scontrol/sacct, scancel, a waiting watchdog."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+TERMINAL = frozenset({"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
+                      "BOOT_FAIL", "DEADLINE", "REVOKED", "SPECIAL_EXIT"})
+ACTIVE = frozenset({"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING",
+                    "STAGE_OUT", "SIGNALING", "STOPPED", "RESV_DEL_HOLD", "REQUEUE_HOLD", "REQUEUE_FED"})
+
+
+class SlurmError(Exception):
+    """A Slurm command failed (sbatch refused the job, the controller is unreachable, ...)."""
+
+
+@dataclass
+class JobInfo:
+    """What Slurm says about one job."""
+
+    job_id: str
+    state: str = "UNKNOWN"
+    exit_code: str = ""
+    node_list: str = ""
+    reason: str = ""
+    start: float | None = None  # epoch seconds, when the job started running
+    source: str = ""
+    raw: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in TERMINAL
+
+    def as_info(self) -> dict[str, str]:
+        return {"job_id": self.job_id, "state": self.state, "exit_code": self.exit_code,
+                "node_list": self.node_list, "reason": self.reason}
+
+
+def _cmd(argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SlurmError(f"{argv[0]}: {exc}") from None
+
+
+def _epoch(text: str | None) -> float | None:
+    if not text or text in ("Unknown", "None", "N/A"):
+        return None
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S").timestamp()
+    except ValueError:
+        return None
+
+
+def submit(script: Path, args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> str:
+    """``sbatch --parsable [args] script`` -> the job id (``jobid[;cluster]`` on stdout)."""
+    proc = _cmd(["sbatch", "--parsable", *args, str(script)], env)
+    out = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not out or not re.match(r"^\d+", out[-1]):
+        raise SlurmError(f"sbatch failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:] or proc.returncode}")
+    return out[-1].split(";")[0].strip()
+
+
+def allocate(args: Sequence[str], timeout: float = 600.0) -> str:
+    """``salloc --no-shell [args]`` -> the id of an allocation that outlives the command."""
+    proc = _cmd(["salloc", "--no-shell", *args], timeout=timeout)
+    m = re.search(r"Granted job allocation (\d+)", proc.stderr + proc.stdout)
+    if proc.returncode != 0 or m is None:
+        raise SlurmError(f"salloc failed: {proc.stderr.strip() or proc.returncode}")
+    return m.group(1)
+
+
+def cancel(job_id: str, signal: str | None = None) -> None:
+    _cmd(["scancel", *([f"--signal={signal}"] if signal else []), job_id])
+
+
+def _scontrol(job_id: str) -> JobInfo | None:
+    proc = _cmd(["scontrol", "show", "job", "-o", job_id])
+    if proc.returncode != 0 or "JobId=" not in proc.stdout:
+        return None
+    raw = dict(re.findall(r"(\w[\w:/]*)=(\S*)", proc.stdout.splitlines()[0]))
+    return JobInfo(job_id, raw.get("JobState", "UNKNOWN"), raw.get("ExitCode", ""),
+                   raw.get("NodeList", "") if raw.get("NodeList") != "(null)" else "",
+                   raw.get("Reason", "") if raw.get("Reason") != "None" else "",
+                   _epoch(raw.get("StartTime")) if raw.get("JobState") != "PENDING" else None, "scontrol", raw)
+
+
+def _sacct(job_id: str) -> JobInfo | None:
+    """``sacct`` (accounting database) or ``sacct -c`` (jobcomp/filetxt) for a job scontrol forgot."""
+    fields = "jobid,state,exitcode,nodelist,start"
+    for extra in ([], ["-c"]):
+        proc = _cmd(["sacct", *extra, "-j", job_id, "-X", "-n", "-P", "-o", fields])
+        for line in proc.stdout.splitlines() if proc.returncode == 0 else []:
+            parts = line.split("|")
+            if len(parts) >= 5 and parts[0].split(".")[0] == job_id:
+                state = parts[1].split()[0] if parts[1] else "UNKNOWN"
+                return JobInfo(job_id, state, parts[2], parts[3], " ".join(parts[1].split()[1:]),
+                               _epoch(parts[4]), "sacct" + (" -c" if extra else ""))
+    return None
+
+
+def _squeue(job_id: str) -> JobInfo | None:
+    proc = _cmd(["squeue", "-h", "-j", job_id, "-o", "%T|%N|%r"])
+    line = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not line:
+        return None
+    state, nodes, reason = (line[0].split("|") + ["", ""])[:3]
+    return JobInfo(job_id, state, "", nodes, reason if reason != "None" else "", None, "squeue")
+
+
+def query(job_id: str) -> JobInfo:
+    """The job's state: scontrol (queued, running, recently finished), then sacct, then squeue."""
+    for probe in (_scontrol, _sacct, _squeue):
+        info = probe(job_id)
+        if info is not None:
+            return info
+    return JobInfo(job_id, "UNKNOWN", source="none")
+
+
+def wait(job_id: str, limit: float, grace: float, poll: float) -> tuple[JobInfo, bool]:
+    """Poll until the job ends; ``scancel`` it when it runs longer than ``limit + grace`` seconds.
+
+    Returns (final info, whether we cancelled it for overrunning). A job Slurm no longer knows
+    (``UNKNOWN`` for a while) is returned as is.
+    """
+    overrun, unknown_since = False, None
+    while True:
+        info = query(job_id)
+        if info.finished:
+            return info, overrun
+        now = time.time()
+        if info.state == "UNKNOWN":
+            unknown_since = unknown_since or now
+            if now - unknown_since > max(10 * poll, 5.0):
+                return info, overrun
+        elif info.start is not None and not overrun and now - info.start > limit + grace:
+            cancel(job_id)
+            overrun = True
+        time.sleep(poll)

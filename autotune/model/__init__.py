@@ -1,0 +1,17 @@
+"""A calibrated, explainable performance model of Lustre, DataWarp and Cray MPI-IO (pure Python).
+
+``predict(pattern, system, filesystem, config)`` gives each phase's time as a sum of named terms;
+``NoiseModel`` adds shared-system jitter; ``simulate_run`` returns a kernel-style JSON record;
+``calibrate`` compares the model with the seeds' figures; ``fit_constants`` fits a site's constants
+to measured runs. See docs/model.md.
+"""
+
+from autotune.model._constants import Constants, constants_for
+from autotune.model._predict import metadata_term, predict
+from autotune.model._prediction import RESOURCES, Limit, PhasePrediction, Prediction, Term
+from autotune.model._settings import Resolved, resolve
+
+__all__ = [
+    "RESOURCES", "Constants", "Limit", "PhasePrediction", "Prediction", "Resolved", "Term", "constants_for",
+    "metadata_term", "predict", "resolve",
+]

@@ -1,0 +1,114 @@
+"""The model's constants: defaults with the figure each came from, and a site's overrides.
+
+A site sets any of these under ``model:`` in its system profile (top level: client and MPI-IO
+constants; under a file system: that file system's constants). Rates are bytes per second and may
+be written as sizes ("3.07GB" = 3.07e9 B/s); times are seconds. docs/model.md explains each source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from autotune.errors import ConfigError
+from autotune.systems import FileSystem, SystemProfile
+from autotune.units import parse_size
+
+_MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Constants:
+    """Every constant the model uses; one instance per (system, file system)."""
+
+    # --- client side (per process, Haswell; ``cpu_factor`` scales them for slower cores) ---
+    cpu_factor: float = 1.0                 # seed 002: Haswell/KNL I/O bandwidth ratio 2.30 -> KNL 1/2.3
+    write_latency: float = 0.44e-3          # per write RPC; with write_stream: 0.6 GB/s at 1 MiB (seed 000 row, fit)
+    write_stream: float = 0.8e9             # one process's Lustre write stream (seed 000: 361 GB / 674 s, 1 writer)
+    read_latency: float = 0.05e-3           # seed 001 CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
+    read_stream: float = 6.0e9
+    node_bw: float = 6.0e9                  # Lustre client (LNet over Aries) per node
+    call_overhead: float = 20e-6            # one write() into the client page cache
+    rank_copy_bw: float = 2.5e9             # one process copying into the page cache
+    node_copy_bw: float = 10e9              # a node's page-cache fill rate
+    dirty_per_osc: float = 32 * _MIB        # Lustre max_dirty_mb per OSC (client cache, writes only)
+    node_dirty_max: float = 2048 * _MIB     # cap on a node's dirty pages
+    # --- MPI-IO collective buffering (two-phase I/O) ---
+    exchange_bw: float = 5.0e9              # one aggregator receiving (seed 000 fit: 1 vs 144 aggregators)
+    piece_contig: float = 5e-6              # per contiguous piece received by an aggregator
+    piece_strided: float = 186e-6           # per non-contiguous piece (seed 000 WRF fit: 18.8/9.1/6.4 s)
+    sync_per_rank: float = 13e-6            # per rank per collective call (offset exchange; WRF fit)
+    straggler_cv: float = 0.43              # spread of one aggregator's round; slowest of A per round (seed 000/001)
+    romio_cb_buffer: float = 16 * _MIB      # ROMIO default cb_buffer_size
+    # --- Lustre ---
+    ost_write_bw: float = 3.0e9             # seed 001: 172 GB/s / 56 OSTs; seed 000: >500 GB/s / 144
+    ost_read_bw: float = 4.3e9              # seed 001: 240 GB/s / 56 OSTs
+    oss_bw: float = 6.0e9                   # seed 001: "56 OSS Peak Performance 6 GB/s each"
+    seek_time: float = 2e-3                 # HDD repositioning per request when streams interleave on an OST
+    lock_time: float = 1e-3                 # one extent-lock callback + re-grant (LDLM), serialised per OST
+    slow_osts: int = 0                      # OSTs Lustre avoids unless a file needs them (seed 001: use 48 of 56)
+    slow_ost_bw: float = 0.25e9             # what such an OST delivers to one file
+    mds_create_rate: float = 20000.0        # file creates per second (one MDS)
+    mds_open_rate: float = 50000.0          # opens per second
+    # --- DataWarp ---
+    bb_node_bw: float = 6.5e9               # seed 004: "roughly 6.5GB/s" per BB server (write)
+    bb_node_read_bw: float = 6.5e9
+    bb_writers_to_saturate: float = 4.0     # seed 004: "cannot be kept busy with less than 4 processes"
+    dvs_request: float = 110e-6             # per DVS request: transfers < 512 KiB lose bandwidth (seed 004)
+    dvs_node_bw: float = 5.0e9              # DVS client per compute node (no client cache: seed 004)
+    bb_mds_rate: float = 5000.0             # one DW node is the metadata server (seed 002)
+    # --- plain POSIX ---
+    posix_bw: float = 0.5e9
+    posix_latency: float = 50e-6
+
+    @property
+    def bb_stream(self) -> float:
+        """One DVS stream's asymptotic rate: ``writers_to_saturate`` streams at 1 MiB fill a BB node."""
+        per = self.bb_node_bw / self.bb_writers_to_saturate
+        t = _MIB / per - self.dvs_request
+        return _MIB / t if t > 0 else per
+
+    def with_(self, **changes: Any) -> Constants:
+        return replace(self, **changes)
+
+
+_FIELDS = {f.name: f for f in fields(Constants)}
+_CACHE: dict[tuple[int, str], tuple[SystemProfile, Constants]] = {}
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise ConfigError(f"{where}: {value!r} is not a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return float(parse_size(value, where))
+    raise ConfigError(f"{where}: {value!r} is not a number or a size")
+
+
+def merge(base: Constants, overrides: dict[str, Any], where: str) -> Constants:
+    """``base`` with ``overrides`` (a profile's ``model:`` mapping) applied; unknown names are errors."""
+    changes: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in _FIELDS:
+            raise ConfigError(f"{where}.{key}: unknown model constant (known: {', '.join(sorted(_FIELDS))})")
+        num = _number(value, f"{where}.{key}")
+        changes[key] = int(num) if key == "slow_osts" else num
+    return replace(base, **changes) if changes else base
+
+
+def constants_for(system: SystemProfile, fs: FileSystem) -> Constants:
+    """The constants for ``fs`` on ``system``: defaults, then the profile's, then the file system's."""
+    key = (id(system), fs.name)
+    entry = _CACHE.get(key)
+    if entry is not None and entry[0] is system:
+        return entry[1]
+    hit = merge(merge(Constants(), dict(system.model), f"system {system.name}.model"), dict(fs.extra),
+                f"system {system.name}.filesystems.{fs.name}.model")
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[key] = (system, hit)
+    return hit

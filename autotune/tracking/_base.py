@@ -1,0 +1,120 @@
+"""The tracker plug-in point: observers of a campaign (never in control of it)."""
+
+from __future__ import annotations
+
+import abc
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from autotune.errors import RegistryError
+
+
+@dataclass
+class TrialRecord:
+    """What a tracker sees of one finished trial."""
+
+    number: int
+    state: str  # "COMPLETE" | "FAIL" | "INFEASIBLE"
+    config: dict[str, Any]
+    value: float | None
+    repetitions: list[float | None]
+    metric: str
+    is_default: bool = False
+    hints: dict[str, str] = field(default_factory=dict)
+    hints_in_effect: dict[str, Any] = field(default_factory=dict)
+    hints_not_in_effect: dict[str, Any] = field(default_factory=dict)
+    artifacts: dict[str, str] = field(default_factory=dict)  # name -> text
+    error: str | None = None
+    duration: float = 0.0
+
+
+@dataclass
+class CampaignInfo:
+    name: str
+    study: str
+    storage: str
+    app: str
+    system: str
+    filesystem: str
+    launcher: str
+    space: str
+    objective: str
+    command_line: str = ""
+    campaign_text: str = ""
+
+
+class BaseTracker(abc.ABC):
+    """Observes a campaign. Contract (checked by ``autotune.testing.TrackerContract``):
+    ``start`` may be called again for the same study (a resumed campaign continues the same record);
+    ``log_trial`` records one trial with one metric value per repetition; ``finish`` closes the record.
+    A tracker never raises into the campaign: ``SafeTracker`` turns its errors into warnings.
+    """
+
+    name: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    def start(self, info: CampaignInfo) -> None:
+        """Open (or reopen) the campaign's record."""
+
+    @abc.abstractmethod
+    def log_trial(self, record: TrialRecord) -> None:
+        """Record one finished trial."""
+
+    @abc.abstractmethod
+    def finish(self, summary: Mapping[str, Any]) -> None:
+        """Record the campaign's summary (best value, best configuration, default value)."""
+
+
+class NullTracker(BaseTracker):
+    """Tracks nothing (``tracking: {enabled: false}``)."""
+
+    name: ClassVar[str] = "none"
+
+    def start(self, info: CampaignInfo) -> None:
+        return None
+
+    def log_trial(self, record: TrialRecord) -> None:
+        return None
+
+    def finish(self, summary: Mapping[str, Any]) -> None:
+        return None
+
+
+class SafeTracker(BaseTracker):
+    """Wraps a tracker so that its failures are one warning each and never stop the campaign."""
+
+    name: ClassVar[str] = "safe"
+
+    def __init__(self, inner: BaseTracker) -> None:
+        self.inner = inner
+        self.failures = 0
+
+    def _call(self, what: str, *args: Any) -> None:
+        try:
+            getattr(self.inner, what)(*args)
+        except Exception as exc:  # noqa: BLE001 - observers must not break the campaign
+            self.failures += 1
+            print(f"autotune: warning: tracker {self.inner.name} {what} failed: {type(exc).__name__}: "
+                  f"{str(exc).splitlines()[0] if str(exc) else ''}", file=sys.stderr)
+
+    def start(self, info: CampaignInfo) -> None:
+        self._call("start", info)
+
+    def log_trial(self, record: TrialRecord) -> None:
+        self._call("log_trial", record)
+
+    def finish(self, summary: Mapping[str, Any]) -> None:
+        self._call("finish", summary)
+
+
+def get_tracker(name: str, options: Mapping[str, Any]) -> BaseTracker:
+    """A tracker by name: ``mlflow`` or ``none``; unknown names fail loudly."""
+    if name == "none":
+        return NullTracker()
+    if name == "mlflow":
+        from autotune.tracking._mlflow import MlflowTracker
+
+        return MlflowTracker(**options)
+    raise RegistryError(f"tracking: unknown tracker {name!r} (known: mlflow, none)")

@@ -1,0 +1,111 @@
+"""MLflow tracker: a parent run per campaign, a nested run per trial, one metric value per repetition."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
+
+STUDY_TAG = "autotune.study"
+STORAGE_TAG = "autotune.storage"
+TRIAL_TAG = "autotune.trial"
+
+
+class MlflowTracker(BaseTracker):
+    """Logs to MLflow through its client API (``uri`` e.g. ``sqlite:///…/mlflow.db``).
+
+    Resuming a campaign reuses its parent run (found by the study and storage tags); a trial already
+    logged (same trial number) is not logged twice.
+    """
+
+    name: ClassVar[str] = "mlflow"
+
+    def __init__(self, uri: str, experiment: str, artifacts: str | None = None) -> None:
+        os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+        from mlflow.tracking import MlflowClient
+
+        self.uri = uri
+        self.client = MlflowClient(tracking_uri=uri)
+        self.experiment_name = experiment
+        self.artifacts = artifacts
+        self.parent_id: str | None = None
+        self.logged: set[int] = set()
+
+    def _experiment_id(self) -> str:
+        exp = self.client.get_experiment_by_name(self.experiment_name)
+        if exp is not None:
+            return str(exp.experiment_id)
+        location = Path(self.artifacts).resolve().as_uri() if self.artifacts else None
+        return str(self.client.create_experiment(self.experiment_name, artifact_location=location))
+
+    def start(self, info: CampaignInfo) -> None:
+        exp_id = self._experiment_id()
+        found = self.client.search_runs(
+            [exp_id], filter_string=f"tags.`{STUDY_TAG}` = '{info.study}' and tags.`mlflow.runName` = '{info.study}'",
+            max_results=50)
+        found = [r for r in found if r.data.tags.get(STORAGE_TAG) == info.storage
+                 and "mlflow.parentRunId" not in r.data.tags]
+        if found:
+            self.parent_id = found[0].info.run_id
+            if found[0].info.status != "RUNNING":
+                self.client.update_run(self.parent_id, status="RUNNING")
+            children = self.client.search_runs([exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'",
+                                               max_results=50000)
+            self.logged = {int(r.data.tags[TRIAL_TAG]) for r in children if TRIAL_TAG in r.data.tags}
+            return
+        tags = {STUDY_TAG: info.study, STORAGE_TAG: info.storage, "autotune.app": info.app,
+                "autotune.system": info.system, "autotune.filesystem": info.filesystem,
+                "autotune.launcher": info.launcher, "autotune.space": info.space, "autotune.objective": info.objective}
+        run = self.client.create_run(exp_id, run_name=info.study, tags=tags)
+        self.parent_id = run.info.run_id
+        if info.campaign_text:
+            self.client.log_text(self.parent_id, info.campaign_text, "campaign.yaml")
+        if info.command_line:
+            self.client.log_text(self.parent_id, info.command_line + "\n", "command_line.txt")
+
+    def log_trial(self, record: TrialRecord) -> None:
+        from mlflow.entities import Metric, Param
+
+        if self.parent_id is None or record.number in self.logged:
+            return
+        exp_id = self.client.get_run(self.parent_id).info.experiment_id
+        tags = {"mlflow.parentRunId": self.parent_id, TRIAL_TAG: str(record.number), "autotune.state": record.state,
+                "autotune.default": str(record.is_default).lower()}
+        if record.error:
+            tags["autotune.error"] = record.error[:500]
+        if record.hints_not_in_effect:
+            tags["autotune.hints_not_in_effect"] = ",".join(sorted(record.hints_not_in_effect))[:500]
+        run = self.client.create_run(exp_id, run_name=f"trial-{record.number}", tags=tags)
+        rid = run.info.run_id
+        now = int(time.time() * 1000)
+        metrics = [Metric(record.metric, float(v), now, i) for i, v in enumerate(record.repetitions) if v is not None]
+        if record.value is not None:
+            metrics.append(Metric(f"best_{record.metric}", float(record.value), now, 0))
+        params = [Param(k, str(v)) for k, v in sorted(record.config.items())]
+        self.client.log_batch(rid, metrics=metrics, params=params)
+        for name, text in record.artifacts.items():
+            self.client.log_text(rid, text, name)
+        self.client.set_terminated(rid, status="FINISHED" if record.state == "COMPLETE" else "FAILED")
+        self.logged.add(record.number)
+
+    def finish(self, summary: Mapping[str, Any]) -> None:
+        from mlflow.entities import Metric, RunTag
+
+        if self.parent_id is None:
+            return
+        now = int(time.time() * 1000)
+        metrics = [Metric(k, float(v), now, 0) for k, v in summary.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        self.client.log_batch(self.parent_id, metrics=metrics)
+        best = summary.get("best_config")
+        if isinstance(best, Mapping):  # tags, not params: a resumed campaign may find a better one
+            tags = [RunTag(f"best.{k}", str(v)) for k, v in sorted(best.items())]
+            self.client.log_batch(self.parent_id, tags=tags)
+        hints = summary.get("hints_text")
+        if isinstance(hints, str):
+            self.client.log_text(self.parent_id, hints, "best_hints.txt")
+        self.client.set_terminated(self.parent_id, status="FINISHED")
