@@ -19,7 +19,7 @@ from autotune._paths import data_dirs
 from autotune.errors import ConfigError
 from autotune.hints import dw_lines, lfs_setstripe
 from autotune.launch._base import RunRequest
-from autotune.launch._command import app_command
+from autotune.launch._command import app_command, hint_env
 
 DATA = "\x1eAUTOTUNE_DATA_DIR\x1e"  # stands for "$DATA_DIR" in argv/env until quoting
 CRAY_DIAGNOSTICS = {"MPICH_MPIIO_HINTS_DISPLAY": "1", "MPICH_MPIIO_STATS": "1", "MPICH_MPIIO_TIMERS": "1"}
@@ -140,7 +140,9 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
     stripe = lfs_setstripe(req.settings, "$DATA_DIR").replace("$DATA_DIR", '"$DATA_DIR"')
     if stripe:
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + stripe)
-    env = {**cmd.env, **(CRAY_DIAGNOSTICS if req.system.is_cray else {})}
+    env = dict(cmd.env)
+    if req.system.is_cray:  # kernels also get the hints as Cray MPI takes them, plus its diagnostics
+        env.update({**hint_env(req, cmd.files, DATA), **CRAY_DIAGNOSTICS})
     body = ['cd "$DATA_DIR" || exit 97']
     for key, value in sorted(env.items()):
         if not _ENV_NAME.match(key):

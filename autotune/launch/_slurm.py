@@ -1,0 +1,268 @@
+"""Slurm launchers: one batch job per trial ("slurm") or job steps in one held allocation ("slurm-step")."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from autotune.errors import ConfigError
+from autotune.launch import _slurmctl as ctl
+from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._command import app_command
+from autotune.launch._jobscript import (
+    DATA,
+    TIMEOUT_RC,
+    RepFiles,
+    find_template,
+    job_dw_lines,
+    render_template,
+    safe_word,
+    sbatch_lines,
+    script_body,
+    script_setup,
+    slurm_time,
+)
+from autotune.launch._process import clean_stderr, run_process, tail
+from autotune.measure._craystats import parse_mpiio_stats
+from autotune.units import parse_duration
+
+MODES = ("job", "step")
+JOB_FILE = "job.json"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+@register_launcher
+class SlurmLauncher(BaseLauncher):
+    """Each trial is one ``sbatch`` job running its repetitions in turn (``mode: job``, needed when the
+    burst-buffer allocation changes), or each repetition is an ``srun`` step in one allocation held for the
+    campaign (``mode: step``; ``close()`` releases it).
+
+    Options: mode, partition, account, qos, constraint (default: the system profile's ``scheduler``),
+    time_limit (per job; default: the request's, else the repetitions' timeouts + 60 s), nodes,
+    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``launchers/``),
+    stage_in, stage_out, skip_lfs, dw_job_striped, python, poll_interval (s), grace (s past the limit before
+    we ``scancel``), allocation_time (step mode).
+    """
+
+    name: ClassVar[str] = "slurm"
+    default_mode: ClassVar[str] = "job"
+    option_keys: ClassVar[frozenset[str]] = frozenset({
+        "mode", "partition", "account", "qos", "constraint", "time_limit", "nodes", "ntasks_per_node", "overcommit",
+        "srun_args", "mpi", "sbatch_args", "template", "stage_in", "stage_out", "skip_lfs", "dw_job_striped",
+        "python", "poll_interval", "grace", "allocation_time",
+    })
+
+    def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
+        super().__init__(options, where)
+        self.mode = str(self.options.get("mode", self.default_mode))
+        if self.mode not in MODES:
+            raise ConfigError(f"{where}.mode: {self.mode!r} is not one of {', '.join(MODES)}")
+        self.poll = float(self.options.get("poll_interval", 0.5))
+        self.grace = float(self.options.get("grace", 30.0))
+        self.allocation: str | None = None
+        self._finished: dict[str, tuple[ctl.JobInfo, bool]] = {}
+
+    # ---- rendering -------------------------------------------------------------------------------
+    def _limit(self, requests: Sequence[RunRequest]) -> float:
+        if self.options.get("time_limit") is not None:
+            return parse_duration(self.options["time_limit"], "launcher.time_limit")
+        if requests[0].time_limit:
+            return float(requests[0].time_limit)
+        return sum(r.timeout for r in requests) + 60.0
+
+    def _template(self, default: str) -> Path:
+        return find_template(str(self.options.get("template") or default))
+
+    def render(self, requests: Sequence[RunRequest], allocation: str | None = None) -> str:
+        """The job script (job mode) or step script (step mode) for the repetitions of one trial."""
+        first = requests[0]
+        setup, body = script_setup(requests, self.options), script_body(requests, self.options, allocation)
+        if self.mode == "step":
+            if first.settings.bb is not None:
+                raise ConfigError("launcher.mode: a burst-buffer allocation needs a job per trial (mode: job)")
+            return render_template(self._template("slurm-step.sh.tmpl"),
+                                   {"allocation": allocation or "$ALLOCATION", "setup": setup, "body": body})
+        sched = {k: self.options.get(k) for k in ("account", "partition", "qos", "constraint", "nodes",
+                                                  "ntasks_per_node", "overcommit")}
+        sbatch = sbatch_lines(first, sched, self._limit(requests), first.run_dir)
+        return render_template(self._template("slurm-job.sh.tmpl"), {
+            "sbatch": "\n".join(sbatch), "dw": "\n".join(job_dw_lines(first, self.options)),
+            "setup": setup, "body": body})
+
+    def describe(self, request: RunRequest) -> str:
+        return self.render([request], self.allocation)
+
+    # ---- running ---------------------------------------------------------------------------------
+    def run(self, request: RunRequest) -> RunResult:
+        return self.run_many([request])[0]
+
+    def run_many(self, requests: Sequence[RunRequest]) -> list[RunResult]:
+        """One job (or one step script) per trial among ``requests``, in order."""
+        results: list[RunResult] = []
+        i = 0
+        while i < len(requests):
+            j = i
+            while j < len(requests) and requests[j].trial == requests[i].trial:
+                j += 1
+            group = list(requests[i:j])
+            results += self._run_steps(group) if self.mode == "step" else self._run_job(group)
+            i = j
+        return results
+
+    def _prepare(self, group: Sequence[RunRequest], script: str, name: str) -> Path:
+        for req in group:
+            req.run_dir.mkdir(parents=True, exist_ok=True)
+            app_command(req, python=self.options.get("python"), data_dir=DATA).write_files()
+        path = group[0].run_dir / name
+        path.write_text(script)
+        path.chmod(0o750)
+        return path
+
+    def _record(self, group: Sequence[RunRequest], meta: dict[str, Any]) -> None:
+        meta.update(submitted=time.time(), job_dir=str(group[0].run_dir),
+                    repetitions=[{"repetition": r.repetition, "run_dir": str(r.run_dir)} for r in group])
+        for req in group:
+            (req.run_dir / JOB_FILE).write_text(json.dumps(meta, indent=1))
+
+    def _run_job(self, group: Sequence[RunRequest]) -> list[RunResult]:
+        try:
+            script = self._prepare(group, self.render(group), "job.sh")
+        except OSError as exc:
+            return [RunResult(None, error=f"cannot write the job script: {exc}") for _ in group]
+        job_dir = group[0].run_dir
+        extra = self.options.get("sbatch_args") or []
+        if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
+            raise ConfigError(f"launcher.sbatch_args: {extra!r} is not a list of strings")
+        args = [f"--output={job_dir}/slurm-%j.out", f"--error={job_dir}/slurm-%j.err", f"--chdir={job_dir}", *extra]
+        limit = self._limit(group)
+        try:
+            job_id = ctl.submit(script, args)
+        except ctl.SlurmError as exc:
+            return [RunResult(None, error=str(exc), stderr=str(exc), info={"mode": "job"}) for _ in group]
+        self._record(group, {"mode": "job", "job_id": job_id, "script": str(script), "limit": limit})
+        info, overrun = ctl.wait(job_id, limit, self.grace, self.poll)
+        self._finished[job_id] = (info, overrun)
+        return [self._collect(req, info, overrun, job_dir, limit) for req in group]
+
+    def _ensure_allocation(self, first: RunRequest) -> str:
+        if self.allocation is None:
+            sched = {**first.system.scheduler, **{k: v for k, v in self.options.items() if v is not None}}
+            args = ["-N", str(int(self.options.get("nodes") or first.app.nodes)), "-n", str(first.app.ranks),
+                    f"--time={slurm_time(parse_duration(self.options.get('allocation_time', '1h'), 'launcher.allocation_time'))}",
+                    "-J", re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-steps")[:64]]
+            args += [f"--{k}={safe_word(sched[k], k)}" for k in ("account", "partition", "qos", "constraint") if sched.get(k)]
+            args += ["--overcommit"] if self.options.get("overcommit") else []
+            self.allocation = ctl.allocate(args)
+        return self.allocation
+
+    def _run_steps(self, group: Sequence[RunRequest]) -> list[RunResult]:
+        try:
+            alloc = self._ensure_allocation(group[0])
+        except ctl.SlurmError as exc:
+            return [RunResult(None, error=str(exc), stderr=str(exc), info={"mode": "step"}) for _ in group]
+        script = self._prepare(group, self.render(group, alloc), "steps.sh")
+        limit = self._limit(group)
+        self._record(group, {"mode": "step", "job_id": alloc, "script": str(script), "limit": limit})
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") or k == "SLURM_CONF"}
+        proc = run_process(["bash", str(script)], env, group[0].run_dir, limit + self.grace,
+                           log_prefix=group[0].run_dir / "steps")
+        info = ctl.query(alloc)
+        return [self._collect(req, info, proc.timed_out, group[0].run_dir, limit, step=True) for req in group]
+
+    # ---- results ---------------------------------------------------------------------------------
+    def _collect(self, req: RunRequest, job: ctl.JobInfo, overrun: bool, job_dir: Path, limit: float,
+                 step: bool = False) -> RunResult:
+        files = RepFiles(req.run_dir, req.repetition)
+        out, err = _read(files.path("out")), clean_stderr(_read(files.path("err")))
+        rc_text = _read(files.path("rc")).strip()
+        rc = int(rc_text) if re.fullmatch(r"-?\d+", rc_text) else None
+        times = _read(files.path("time")).split()
+        wall = float(times[1]) - float(times[0]) if len(times) == 2 else 0.0
+        info: dict[str, Any] = {**job.as_info(), "mode": "step" if step else "job",
+                                "script": str(job_dir / ("steps.sh" if step else "job.sh"))}
+        if files.path("getstripe").exists():
+            info["getstripe"] = _read(files.path("getstripe"))[:4000]
+        stats = parse_mpiio_stats(err)
+        if stats:
+            info["mpiio_stats"] = stats
+        res = RunResult(returncode=rc, stdout=out, stderr=err, wall_seconds=wall, info=info)
+        job_err = "" if step else clean_stderr(_read(job_dir / f"slurm-{job.job_id}.err"))
+        job_failed = overrun or (not step and job.state not in ("COMPLETED", "FAILED"))
+        if rc == 0:
+            return res
+        if job_failed or rc is None:
+            res.stderr = "\n".join(t for t in (err, job_err) if t.strip())
+            res.timed_out = overrun or job.state in ("TIMEOUT", "DEADLINE")
+            what = ("steps" if step else f"slurm job {job.job_id}")
+            if overrun:
+                reason = f"{what} ran past its time limit ({limit:.0f}s + {self.grace:.0f}s grace): cancelled by autotune"
+            else:
+                reason = f"{what} {job.state}" + (f" ({job.reason})" if job.reason else "")
+                reason += f", exit {job.exit_code}" if job.exit_code and not step else ""
+            res.error = reason + (f"; repetition exit code {rc}" if rc is not None else
+                                  f" before repetition {req.repetition} finished")
+        elif rc == TIMEOUT_RC:
+            res.timed_out = True
+            res.error = f"timed out after {req.timeout:.0f}s (stopped by timeout in the job)"
+        else:
+            last = tail(err, 1) or tail(out, 1)
+            res.error = f"exit code {rc}" + (f": {last}" if last else "")
+        return res
+
+    # ---- crash recovery --------------------------------------------------------------------------
+    def recover(self, request: RunRequest) -> RunResult | None:
+        """Pick up the job an interrupted attempt submitted for this repetition (never submit twice).
+
+        ``previous_run_dir/job.json`` names the job: a queued or running job is waited for (with the
+        same overrun watchdog), a finished one is collected. Steps died with the campaign, so a step
+        repetition is only recovered when it finished.
+        """
+        prev = request.previous_run_dir
+        if prev is None or not (prev / JOB_FILE).is_file():
+            return None
+        try:
+            meta = json.loads((prev / JOB_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+        job_id, limit, job_dir = str(meta.get("job_id", "")), float(meta.get("limit", 0)), Path(meta.get("job_dir", prev))
+        old = replace(request, run_dir=prev)
+        step = meta.get("mode") == "step"
+        finished = RepFiles(prev, request.repetition).path("rc").exists()
+        if step or not job_id:
+            result = self._collect(old, ctl.query(job_id), False, job_dir, limit, step=True) if finished else None
+        else:
+            if job_id not in self._finished:
+                self._finished[job_id] = ctl.wait(job_id, limit, self.grace, self.poll)
+            info, overrun = self._finished[job_id]
+            if info.state == "UNKNOWN" and not finished:
+                return None
+            result = self._collect(old, info, overrun, job_dir, limit)
+        if result is not None:
+            result.info["recovered_from"] = str(prev)
+        return result
+
+    def close(self) -> None:
+        """Release the allocation held for step mode."""
+        if self.allocation is not None:
+            ctl.cancel(self.allocation)
+            self.allocation = None
+
+
+@register_launcher
+class SlurmStepLauncher(SlurmLauncher):
+    """``slurm`` with ``mode: step``: repetitions are ``srun --jobid`` steps in one allocation (Lustre, posix)."""
+
+    name: ClassVar[str] = "slurm-step"
+    default_mode: ClassVar[str] = "step"
