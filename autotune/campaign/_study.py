@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +18,7 @@ from autotune.campaign._samplers import make_sampler
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace
 
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 HEARTBEAT_S = 30
 GRACE_S = 120
 
@@ -30,7 +32,7 @@ def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseS
         kwargs = {"connect_args": {"timeout": 60}}
     try:
         return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                          grace_period=GRACE_S, failed_trial_callback=_retry_failed)
+                                          grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(f"storage: cannot open {url!r}: {first}") from None

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from mpi4py import MPI
 
 from autotune.errors import AutotuneError
-from autotune.measure import count_aggregators, verify_hints
+from autotune.measure._verify import count_aggregators, verify_hints
 from autotune.units import parse_size
 
 MiB = 1024 * 1024

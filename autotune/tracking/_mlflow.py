@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -27,6 +28,9 @@ class MlflowTracker(BaseTracker):
     def __init__(self, uri: str, experiment: str, artifacts: str | None = None) -> None:
         os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
         from mlflow.tracking import MlflowClient
+
+        logging.getLogger("mlflow").setLevel(logging.WARNING)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
         self.uri = uri
         self.client = MlflowClient(tracking_uri=uri)
