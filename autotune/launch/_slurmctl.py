@@ -63,7 +63,8 @@ def submit(script: Path, args: Sequence[str] = (), env: Mapping[str, str] | None
     proc = _cmd(["sbatch", "--parsable", *args, str(script)], env)
     out = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not out or not re.match(r"^\d+", out[-1]):
-        raise SlurmError(f"sbatch failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:] or proc.returncode}")
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise SlurmError(f"sbatch failed: {lines[-1] if lines else f'exit code {proc.returncode}'}")
     return out[-1].split(";")[0].strip()
 
 
