@@ -8,7 +8,13 @@ to measured runs. See docs/model.md.
 
 from autotune.model._constants import Constants, constants_for
 from autotune.model._predict import metadata_term, predict
-from autotune.model._prediction import RESOURCES, Limit, PhasePrediction, Prediction, Term
+from autotune.model._prediction import (
+    RESOURCES,
+    Limit,
+    PhasePrediction,
+    Prediction,
+    Term,
+)
 from autotune.model._settings import Resolved, resolve
 
 __all__ = [

@@ -23,8 +23,8 @@ class Constants:
 
     # --- client side (per process, Haswell; ``cpu_factor`` scales them for slower cores) ---
     cpu_factor: float = 1.0                 # seed 002: Haswell/KNL I/O bandwidth ratio 2.30 -> KNL 1/2.3
-    write_latency: float = 0.44e-3          # per write RPC; with write_stream: 0.6 GB/s at 1 MiB (seed 000 row, fit)
-    write_stream: float = 0.8e9             # one process's Lustre write stream (seed 000: 361 GB / 674 s, 1 writer)
+    write_latency: float = 0.874e-3         # per write request; with write_stream: 0.6 GB/s at 1 MiB (seed 000 fit)
+    write_stream: float = 1.2e9             # one process's Lustre write stream (seed 000: 361 GB / 674 s, 1 writer)
     read_latency: float = 0.05e-3           # seed 001 CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
     read_stream: float = 6.0e9
     node_bw: float = 6.0e9                  # Lustre client (LNet over Aries) per node
@@ -36,16 +36,17 @@ class Constants:
     # --- MPI-IO collective buffering (two-phase I/O) ---
     exchange_bw: float = 5.0e9              # one aggregator receiving (seed 000 fit: 1 vs 144 aggregators)
     piece_contig: float = 5e-6              # per contiguous piece received by an aggregator
-    piece_strided: float = 186e-6           # per non-contiguous piece (seed 000 WRF fit: 18.8/9.1/6.4 s)
-    sync_per_rank: float = 13e-6            # per rank per collective call (offset exchange; WRF fit)
-    straggler_cv: float = 0.43              # spread of one aggregator's round; slowest of A per round (seed 000/001)
+    strided_pack_bw: float = 90e6           # one aggregator packing non-contiguous pieces (seed 000 WRF fit)
+    sync_per_rank: float = 2.9e-6           # per rank per collective call (offsets/counts all-to-all; WRF fit)
+    straggler_cv: float = 0.43              # spread of one RPC's time; slowest of A per round (seed 000/001)
+    rpc_size: float = 1 * _MIB              # Lustre RPC (DVS: its 8 MiB stripe): n RPCs per round -> cv / sqrt(n)
     romio_cb_buffer: float = 16 * _MIB      # ROMIO default cb_buffer_size
     # --- Lustre ---
     ost_write_bw: float = 3.0e9             # seed 001: 172 GB/s / 56 OSTs; seed 000: >500 GB/s / 144
     ost_read_bw: float = 4.3e9              # seed 001: 240 GB/s / 56 OSTs
     oss_bw: float = 6.0e9                   # seed 001: "56 OSS Peak Performance 6 GB/s each"
     seek_time: float = 2e-3                 # HDD repositioning per request when streams interleave on an OST
-    lock_time: float = 1e-3                 # one extent-lock callback + re-grant (LDLM), serialised per OST
+    lock_time: float = 1e-3                 # one extent-lock enqueue/callback (client part scales with cpu_factor)
     slow_osts: int = 0                      # OSTs Lustre avoids unless a file needs them (seed 001: use 48 of 56)
     slow_ost_bw: float = 0.25e9             # what such an OST delivers to one file
     mds_create_rate: float = 20000.0        # file creates per second (one MDS)
@@ -55,7 +56,7 @@ class Constants:
     bb_node_read_bw: float = 6.5e9
     bb_writers_to_saturate: float = 4.0     # seed 004: "cannot be kept busy with less than 4 processes"
     dvs_request: float = 110e-6             # per DVS request: transfers < 512 KiB lose bandwidth (seed 004)
-    dvs_node_bw: float = 5.0e9              # DVS client per compute node (no client cache: seed 004)
+    dvs_node_bw: float = 1.8e9              # DVS client per node: seed 004 IOR, 16 nodes stop scaling past ~4 BB nodes
     bb_mds_rate: float = 5000.0             # one DW node is the metadata server (seed 002)
     # --- plain POSIX ---
     posix_bw: float = 0.5e9

@@ -63,7 +63,7 @@ def round_fn(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -
 
 def datawarp_collective(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
                         op: str) -> tuple[list[Term], list[Limit]]:
-    return collective(p, r, c, max(1, r.bb_nodes), round_fn(p, r, c, fs, op), op)
+    return collective(p, r, c, max(1, r.bb_nodes), round_fn(p, r, c, fs, op), op, fs.stripe_size or (8 << 20))
 
 
 def datawarp_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,

@@ -50,13 +50,14 @@ def oss_used(fs: FileSystem, osts_used: int) -> int:
 
 
 def lock_switches(p: IOPattern, stripe_size: int, osts_used: int, clients_per_ost: float) -> float:
-    """Extent-lock hand-overs per OST for a shared-file write (0 with one client per OST)."""
+    """Extent locks taken per OST for a shared-file write (0 with one client per OST).
+
+    On a contended object Lustre stops expanding locks, so every write call takes a lock for its own
+    extent, at most one stripe unit (seed 001's ping-pong of expanded locks is the limit case).
+    """
     if clients_per_ost <= 1.0:
         return 0.0
-    run = min(stripe_size, p.bytes_per_rank if p.layout == "contiguous" else p.transfer_size)
-    if run < stripe_size:
-        return p.data_bytes / osts_used / run
-    return clients_per_ost
+    return p.data_bytes / osts_used / min(stripe_size, p.transfer_size)
 
 
 def cache_capacity(c: Constants, osts_per_node: int) -> float:
@@ -78,7 +79,7 @@ def round_fn(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -
         cands.append((min(active, sc) * k * cb / (oss_used(fs, min(active, sc)) * c.oss_bw), "OSS"))
         cands.append((math.ceil(active / p.nodes) * cb / (c.node_bw * c.cpu_factor), "client injection"))
         if op == "write" and k > 1.0 and not r.lock_shared:
-            cands.append((k * (c.lock_time + client_request(c, cb, op)), "lock contention"))
+            cands.append((k * (c.lock_time / c.cpu_factor + client_request(c, cb, op)), "lock contention"))
         secs, res = max(cands)
         limits = [Limit(n, active * cb / s) for s, n in cands]
         return secs, res, limits
@@ -88,7 +89,7 @@ def round_fn(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -
 
 def lustre_collective(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
                       op: str) -> tuple[list[Term], list[Limit]]:
-    return collective(p, r, c, r.stripe_count, round_fn(p, r, c, fs, op), op)
+    return collective(p, r, c, r.stripe_count, round_fn(p, r, c, fs, op), op, c.rpc_size)
 
 
 def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
@@ -135,7 +136,7 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
         data -= cached * p.nodes
         if locked:
             sw = lock_switches(p, ss, osts_used, streams)
-            terms.append(Term("extent locks", "lock contention", sw * c.lock_time,
+            terms.append(Term("extent locks", "lock contention", sw * c.lock_time / cpu,
                               f"{sw:.4g} lock hand-overs per OST, {streams:.3g} clients per OST"))
         if r.ds_write and p.layout == "strided" and not fpp:
             read = min(osts_used * c.ost_read_bw, p.nodes * c.node_bw * cpu)

@@ -47,8 +47,12 @@ def calls_of(p: IOPattern) -> tuple[int, float]:
 
 
 def collective(p: IOPattern, r: Resolved, c: Constants, targets: int, round_fn: RoundFn,
-               op: str) -> tuple[list[Term], list[Limit]]:
-    """Terms of one collective phase through ``r.aggregators`` aggregators."""
+               op: str, rpc: float) -> tuple[list[Term], list[Limit]]:
+    """Terms of one collective phase through ``r.aggregators`` aggregators.
+
+    ``rpc`` is the target's request size: a buffer of n requests has n independent delays, so the
+    slowest aggregator's excess shrinks as 1/sqrt(n).
+    """
     calls, call_bytes = calls_of(p)
     cb = r.cb_buffer
     units = math.ceil(call_bytes / cb - 1e-9) + (0 if r.aligned else 1)
@@ -59,11 +63,11 @@ def collective(p: IOPattern, r: Resolved, c: Constants, targets: int, round_fn: 
     unit = min(cb, call_bytes)
     round_s, resource, limits = round_fn(int(unit), active)
     base = calls * rounds * round_s
-    slow = straggler(active, c.straggler_cv)
+    slow = straggler(active, c.straggler_cv / math.sqrt(max(1.0, unit / rpc)))
     cpu = c.cpu_factor
-    piece = c.piece_strided if p.layout == "strided" else c.piece_contig
-    pieces = p.ranks / active * piece / cpu
-    moved = call_bytes / (active * c.exchange_bw * cpu)
+    pieces = p.ranks / active * c.piece_contig / cpu
+    bw = c.strided_pack_bw if p.layout == "strided" else c.exchange_bw
+    moved = call_bytes / (active * bw * cpu)
     verb = "writes" if op == "write" else "reads"
     terms = [
         Term("collective sync", "collective sync", calls * c.sync_per_rank * p.ranks / cpu,

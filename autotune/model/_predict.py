@@ -6,7 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from autotune.model._constants import Constants, constants_for
-from autotune.model._datawarp import datawarp_collective, datawarp_independent, posix_phase
+from autotune.model._datawarp import (
+    datawarp_collective,
+    datawarp_independent,
+    posix_phase,
+)
 from autotune.model._lustre import lustre_collective, lustre_independent
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
 from autotune.model._settings import Resolved, resolve

@@ -109,8 +109,8 @@ class Prediction:
 
     def explain(self) -> str:
         """Text: per phase, time and bandwidth, what bounds it, and every term's share."""
-        lines = [f"{self.kind} {self.filesystem}: {self.seconds:.4g} s, {self.bandwidth_gb_s:.4g} GB/s"
-                 f" ({self.bandwidth_mib_s:.6g} MiB/s), {self.aggregators} aggregator(s)"]
+        lines = [(f"{self.kind} {self.filesystem}: {self.seconds:.4g} s, {self.bandwidth_gb_s:.4g} GB/s"
+                 f" ({self.bandwidth_mib_s:.6g} MiB/s), {self.aggregators} aggregator(s)")]
         for p in self.phases:
             lines.append(f"  {p.op}: {p.bytes / 1e9:.4g} GB in {p.seconds:.4g} s = {p.bandwidth_gb_s:.4g} GB/s,"
                          f" bound by {p.bound}" + (f" (noise x{p.scale:.3f})" if p.scale != 1.0 else ""))

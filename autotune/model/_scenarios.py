@@ -22,16 +22,21 @@ def system(name: str) -> SystemProfile:
 SHAHEEN_RESTART = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
                             transfer_size=361_000_000_000 // 1216, library="pnetcdf")
 
-# Seed 000: WRF-CHEM, 1280 ranks on 40 nodes, 330 x 275 domain; wrfout = 3045341799 bytes written with
-# PnetCDF. Assumed: one collective call per 3-D field of ~40 levels (330*275*40*4 B = 14.5 MB), so each
-# rank's piece of a call is 14.5 MB / 1280 and non-contiguous (a tile of every level).
+# Seed 000: WRF-CHEM, 1280 ranks on 40 nodes, 330 x 275 domain; wrfout = 3045341799 bytes in 552960
+# collective writes (432 calls per rank, MPICH_MPIIO_STATS), PnetCDF, non-contiguous tiles. Assumed: the
+# calls are 3-D fields of 40 levels (330*275*40*4 B) and 2-D fields (330*275*4 B), as many of each as
+# make 432 calls and the file size: 204 and 228.
 WRF_FILE = 3_045_341_799
-WRF_CALL = 330 * 275 * 40 * 4
-WRF_OUT = IOPattern(ranks=1280, nodes=40, bytes_per_rank=WRF_FILE // 1280, transfer_size=WRF_CALL // 1280,
-                    layout="strided", library="pnetcdf")
-# One simulated hour: read wrfinput (collective reads of the same layout, seed 000 stats) and write two
-# wrfout files (00:00 and 01:00).
-WRF_IN = WRF_OUT.with_(phases=("read",))
+WRF_3D, WRF_2D = 330 * 275 * 40 * 4, 330 * 275 * 4
+WRF_N3 = 204
+WRF_PARTS = (
+    IOPattern(ranks=1280, nodes=40, bytes_per_rank=WRF_N3 * WRF_3D // 1280, transfer_size=WRF_3D // 1280,
+              layout="strided", library="pnetcdf"),
+    IOPattern(ranks=1280, nodes=40, bytes_per_rank=(432 - WRF_N3) * WRF_2D // 1280, transfer_size=WRF_2D // 1280,
+              layout="strided", library="pnetcdf"),
+)
+# One simulated hour: read wrfinput (same layout, collective reads, seed 000 stats) and write two wrfout
+# files (00:00 and 01:00).
 WRF_BEST = {"mpiio.cb_nodes": 40, "lustre.stripe_size": 256 << 10}  # "best result, total 97 seconds"
 WRF_BEST_TOTAL = 97.0
 
@@ -55,7 +60,7 @@ IOR_BB_NODES = 10  # 800 GiB / 82 GiB grains
 THETA_IOR = IOPattern(ranks=4096, nodes=256, bytes_per_rank=MIB, transfer_size=MIB)
 THETA_COUNTS = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56)
 THETA_SIZES = tuple(s * MIB for s in (1, 2, 4, 8, 16, 32))
-# Seed 001: collective vs independent, 48 OSTs, 1 MiB stripes; IOR segments make the file strided.
-# Assumed: 64 MiB per rank.
-THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, layout="strided")
+# Seed 001: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
+# 64 MiB block per rank written in transfer-size calls).
+THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB)
 THETA_XFER_CFG = {"lustre.stripe_count": 48, "lustre.stripe_size": MIB}
