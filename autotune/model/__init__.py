@@ -6,7 +6,10 @@
 to measured runs. See docs/model.md.
 """
 
+from autotune.model._calibrate import calibrate
 from autotune.model._constants import Constants, constants_for
+from autotune.model._fit import FitResult, Measurement, fit_constants
+from autotune.model._noise import NoiseModel, sample
 from autotune.model._predict import metadata_term, predict
 from autotune.model._prediction import (
     RESOURCES,
@@ -16,8 +19,10 @@ from autotune.model._prediction import (
     Term,
 )
 from autotune.model._settings import Resolved, resolve
+from autotune.model._simulate import simulate_run
 
 __all__ = [
-    "RESOURCES", "Constants", "Limit", "PhasePrediction", "Prediction", "Resolved", "Term", "constants_for",
-    "metadata_term", "predict", "resolve",
+    "RESOURCES", "Constants", "FitResult", "Limit", "Measurement", "NoiseModel", "PhasePrediction", "Prediction",
+    "Resolved", "Term", "calibrate", "constants_for", "fit_constants", "metadata_term", "predict", "resolve", "sample",
+    "simulate_run",
 ]
