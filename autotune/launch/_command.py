@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,8 @@ from autotune.launch._base import RunRequest
 
 KERNELS = ("ior", "h5write", "vpic")
 _PLACEHOLDERS = ("data_dir", "run_dir", "ranks", "nodes", "trial", "repetition", "hints_file")
+# Only these exact placeholders are replaced; any other brace is passed through untouched.
+_PLACEHOLDER_RE = re.compile(r"\{(" + "|".join(_PLACEHOLDERS) + r")\}")
 
 
 @dataclass
@@ -89,10 +92,5 @@ def app_command(request: RunRequest, python: str | None = None, data_dir: str | 
     values = {"data_dir": data, "run_dir": str(request.run_dir), "ranks": str(app.ranks), "nodes": str(app.nodes),
               "trial": str(request.trial), "repetition": str(request.repetition),
               "hints_file": env.get("ROMIO_HINTS", "")}
-    argv = []
-    for item in app.command:
-        try:
-            argv.append(item.format_map(values))
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ConfigError(f"app.command: {item!r} uses an unknown placeholder {exc} (allowed: {', '.join(_PLACEHOLDERS)})") from None
+    argv = [_PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], item) for item in app.command]
     return AppCommand(argv, env, files)

@@ -263,21 +263,31 @@ class BoundSpace:
             except UnknownName as exc:
                 raise ConfigError(f"rule {r.name}: unknown name {exc.name!r} in {r.expr.text!r}") from None
         for name, value in self.fixed.items():
-            self._check_unary(name, [value], "fixed value")
+            bad = self._unary_breaks(name, [value])
+            if bad:
+                raise ConfigError(f"{name}: fixed value {bad[0][0]!r} breaks rule {bad[0][1]}")
         for p in self.active:
-            self._check_unary(p.name, p.values(), "range value")
+            values = p.values()
+            bad = self._unary_breaks(name=p.name, values=values)
+            if len(bad) == len(values):
+                raise ConfigError(f"{p.name}: no value in {p.describe()} satisfies rule {bad[0][1]}")
+            if bad:
+                shown = ", ".join(str(v) for v, _ in bad[:4]) + (", ..." if len(bad) > 4 else "")
+                self.notices.append(f"{p.name}: {shown} break rule {bad[0][1]}; never run")
 
-    def _check_unary(self, name: str, values: list[Any], what: str) -> None:
-        for r in self.rules:
-            if r.params != {name}:
-                continue
-            for v in values:
+    def _unary_breaks(self, name: str, values: list[Any]) -> list[tuple[Any, str]]:
+        """Values of ``name`` that break a rule naming only that parameter, with the rule explained."""
+        out: list[tuple[Any, str]] = []
+        for v in values:
+            for r in self.rules:
+                if r.params != {name}:
+                    continue
                 cfg = {**self.default_config(), name: v}
                 if r.expr.violation(self.env(cfg)) > 0:
                     ctx = ", ".join(f"{n} = {self.context[n]}" for n in sorted(r.expr.names) if n in self.context)
-                    raise ConfigError(
-                        f"{name}: {what} {v!r} breaks rule {r.name} ({r.expr.text}{'; ' + ctx if ctx else ''})"
-                    )
+                    out.append((v, f"{r.name} ({r.expr.text}{'; ' + ctx if ctx else ''})"))
+                    break
+        return out
 
 
 def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, config: Mapping[str, Any]) -> int:
