@@ -143,5 +143,6 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
             terms.append(Term("read-modify-write", "OSTs", p.data_bytes / read, "data sieving reads each window first"))
     if data > 0:
         terms.append(Term(f"{op} transfer", res, data / rate,
-                          f"{data / 1e9:.4g} GB at {rate / 1e9:.3g} GB/s ({osts_used} OSTs, {streams:.3g} streams per OST)"))
+                          f"{data / 1e9:.4g} GB at {rate / 1e9:.3g} GB/s ({osts_used} OSTs,"
+                          f" {streams:.3g} streams per OST)"))
     return terms, limits

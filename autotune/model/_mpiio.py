@@ -75,7 +75,8 @@ def collective(p: IOPattern, r: Resolved, c: Constants, targets: int, round_fn: 
         Term("exchange phase", "exchange phase", calls * (pieces + moved),
              f"{active} active of {aggs} aggregators, {call_bytes / active / 1e6:.3g} MB each per call"),
         Term(f"aggregator {verb}", resource, base,
-             f"{calls * rounds} round(s) of {unit / 2**20:.3g} MiB" + (f", load imbalance x{imb:.2f}" if imb > 1 else "")),
+             f"{calls * rounds} round(s) of {unit / 2**20:.3g} MiB"
+             + (f", load imbalance x{imb:.2f}" if imb > 1 else "")),
         Term("slowest aggregator", "aggregator imbalance", base * (slow - 1.0),
              f"slowest of {active} per round: x{slow:.2f}"),
     ]

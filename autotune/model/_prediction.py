@@ -117,7 +117,8 @@ class Prediction:
             total = sum(t.seconds for t in p.terms) or 1.0
             for t in sorted(p.terms, key=lambda t: -t.seconds):
                 extra = f"  {t.detail}" if t.detail else ""
-                lines.append(f"    {t.name:<22} {t.resource:<20} {t.seconds:10.4g} s {100 * t.seconds / total:5.1f}%{extra}")
+                share = 100 * t.seconds / total
+                lines.append(f"    {t.name:<22} {t.resource:<20} {t.seconds:10.4g} s {share:5.1f}%{extra}")
             if p.limits:
                 lims = ", ".join(f"{lim.resource} {lim.bytes_per_s / 1e9:.3g}" for lim in p.limits)
                 lines.append(f"    ceilings (GB/s): {lims}")

@@ -109,7 +109,8 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
         aligned = False  # the header shifts the data off stripe boundaries
     else:
         aligned = (pattern.ranks * pattern.transfer_size) % cb_buffer == 0 or pattern.transfer_size % cb_buffer == 0
-    r = Resolved(sc, ss, cb_write, cb_read, aggs if (cb_write or cb_read) else 0, cb_buffer, lock_shared, ds_write,
+    used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
+    r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
                  aligned, bb_nodes, bb_wrap, bb_phys)
     eff: dict[str, Any] = {}
     if fs.kind == "lustre":
@@ -119,7 +120,7 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
     if collective:
         eff.update({"romio_cb_write": "enable" if cb_write else "disable",
                     "romio_cb_read": "enable" if cb_read else "disable"})
-        if cb_write or cb_read:
+        if used:
             eff.update({"cb_nodes": aggs, "cb_buffer_size": cb_buffer})
     if cray:
         eff["cray_cb_write_lock_mode"] = 1 if lock_shared else 0

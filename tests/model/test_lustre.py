@@ -1,0 +1,107 @@
+"""Lustre mechanisms: stripes over OSTs, server/client limits, lock contention, client cache."""
+
+from __future__ import annotations
+
+from autotune.model import Constants, predict
+from autotune.model import _scenarios as S
+from autotune.model._lustre import cache_capacity, client_request, lock_switches, ost_rate
+from autotune.pattern import IOPattern
+from autotune.systems import SystemProfile
+
+MIB = 1 << 20
+BIG = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=8 * MIB, io_mode="independent",
+                file_mode="fpp")
+
+
+def test_more_osts_never_slower_and_never_beyond_server_or_client_limits(shaheen: SystemProfile) -> None:
+    fs = shaheen.filesystem("scratch")
+    pat = S.SHAHEEN_RESTART
+    prev = 0.0
+    for sc in (1, 2, 4, 8, 16, 32, 64, 144):
+        pred = predict(pat, shaheen, "scratch", {"lustre.stripe_count": sc})
+        bw = pred.bandwidth_gb_s * 1e9
+        assert bw >= prev
+        c = Constants().with_(ost_write_bw=3.47e9)
+        assert bw <= sc * c.ost_write_bw and bw <= (fs.oss or 1) * c.oss_bw
+        assert bw <= pat.nodes * c.node_bw
+        prev = bw
+
+
+def test_stripe_count_is_capped_at_the_ost_count(theta: SystemProfile) -> None:
+    pred = predict(S.THETA_IOR, theta, "projects", {"lustre.stripe_count": 500})
+    assert pred.hints_in_effect["striping_factor"] == 56
+
+
+def test_fpp_bandwidth_is_bounded_by_client_injection(theta: SystemProfile) -> None:
+    few = IOPattern(ranks=2, nodes=1, bytes_per_rank=8 << 30, transfer_size=8 * MIB, io_mode="independent",
+                    file_mode="fpp")
+    c = Constants().with_(cpu_factor=0.435)
+    bw = predict(few, theta, "projects").bandwidth_gb_s * 1e9
+    assert bw <= c.node_bw * c.cpu_factor * 1.0001
+
+
+def test_client_request_amortises_latency() -> None:
+    c = Constants()
+    rates = [s / client_request(c, s, "write") for s in (64 << 10, MIB, 8 * MIB, 64 * MIB)]
+    assert rates == sorted(rates) and rates[-1] < c.write_stream
+
+
+def test_ost_interleaving_costs_a_seek() -> None:
+    c = Constants()
+    assert ost_rate(c, "write", MIB, 1) == c.ost_write_bw
+    assert ost_rate(c, "write", MIB, 4) < c.ost_write_bw
+    assert ost_rate(c, "write", 8 * MIB, 4) > ost_rate(c, "write", MIB, 4)
+
+
+def test_lock_switches_only_with_more_than_one_client_per_ost() -> None:
+    pat = S.THETA_XFER
+    assert lock_switches(pat, MIB, 48, 1.0) == 0.0
+    small = lock_switches(pat.with_(transfer_size=100_000), MIB, 48, 85.0)
+    large = lock_switches(pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
+    assert small > large > 0
+
+
+def test_shared_lock_mode_relieves_contention_only_for_all_collective(theta: SystemProfile) -> None:
+    base = {"lustre.stripe_count": 48, "cray.cb_nodes_multiplier": 4}
+    shared = {**base, "cray.cb_write_lock_mode": 1, "mpiio.romio_no_indep_rw": "true"}
+    mpiio = S.THETA_IOR
+    assert predict(mpiio, theta, "projects", shared).seconds < predict(mpiio, theta, "projects", base).seconds
+    assert predict(mpiio, theta, "projects", shared).hints_in_effect["cray_cb_write_lock_mode"] == 1
+    hdf5 = mpiio.with_(library="hdf5")  # HDF5 metadata is independent: the mode cannot apply
+    assert predict(hdf5, theta, "projects", shared).seconds == predict(hdf5, theta, "projects", base).seconds
+    assert predict(hdf5, theta, "projects", shared).hints_in_effect["cray_cb_write_lock_mode"] == 0
+    no_flag = {**base, "cray.cb_write_lock_mode": 1}
+    assert predict(mpiio, theta, "projects", no_flag).seconds == predict(mpiio, theta, "projects", base).seconds
+
+
+def test_contention_shows_in_the_explanation(theta: SystemProfile) -> None:
+    pat = S.THETA_XFER.with_(transfer_size=100_000, io_mode="independent")
+    pred = predict(pat, theta, "projects", S.THETA_XFER_CFG)
+    assert pred.phase("write").bound == "lock contention"
+    assert "extent locks" in pred.explain()
+
+
+def test_fpp_has_no_lock_contention_but_pays_metadata(theta: SystemProfile) -> None:
+    fpp = S.THETA_IOR.with_(file_mode="fpp", io_mode="independent")
+    ph = predict(fpp, theta, "projects").phase("write")
+    assert ph.term("extent locks") is None
+    more = predict(fpp.with_(ranks=8192, nodes=512), theta, "projects").phase("write")
+    assert more.term("open/create").seconds > ph.term("open/create").seconds  # type: ignore[union-attr]
+
+
+def test_client_cache_grows_with_osts_and_is_capped() -> None:
+    c = Constants()
+    assert cache_capacity(c, 1) < cache_capacity(c, 8) <= c.node_dirty_max
+    assert cache_capacity(c, 10_000) == c.node_dirty_max
+
+
+def test_slow_osts_make_full_width_striping_worse(theta: SystemProfile) -> None:
+    bw = {sc: predict(S.THETA_IOR, theta, "projects", {"lustre.stripe_count": sc, "lustre.stripe_size": 8 * MIB}
+                      ).bandwidth_gb_s for sc in (40, 48, 56)}
+    assert bw[48] > bw[40] and bw[48] > bw[56]
+
+
+def test_reads_have_no_lock_contention(theta: SystemProfile) -> None:
+    pat = S.THETA_XFER.with_(transfer_size=100_000, io_mode="independent", phases=("read",))
+    pred = predict(pat, theta, "projects", S.THETA_XFER_CFG)
+    assert pred.phase("read").term("extent locks") is None
