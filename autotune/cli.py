@@ -97,7 +97,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     c = load(args)
     rt = Runtime.build(c)
     if args.dry_run:
-        return _dry_run(rt)
+        return _dry_run(rt, c.budget.trials)
     tracker = None
     if c.tracking.get("enabled", True):
         tracker = get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
@@ -118,20 +118,43 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 130 if result.stopped_by == "interrupted" else 0
 
 
-def _dry_run(rt: Any) -> int:
+def _dry_run(rt: Any, trials: int | None) -> int:
+    """Render what the first trials would run (the default, then sampler proposals), submit nothing."""
+    import optuna
+
     from autotune.launch import RunRequest
 
     c = rt.campaign
-    print("\n".join(f"notice: {n}" for n in rt.space.notices))
+    for n in rt.space.notices:
+        print(f"notice: {n}")
     print(f"search space on {c.system.name}/{c.fs.name}:")
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
-    config = rt.space.default_config()
-    settings = rt.settings_for(config, True)
-    req = RunRequest(campaign=c.study, trial=0, repetition=0, app=c.app, system=c.system, fs=c.fs, config=config,
-                     settings=settings, run_dir=rt.run_dir(0, 0), data_dir=rt.data_dir(0, 0),
-                     timeout=c.budget.run_timeout, is_default=True)
-    print("trial 0 (the default configuration) would run:")
-    print(rt.launcher.describe(req))
+    study = optuna.create_study(direction=c.objective.direction, sampler=optuna.samplers.RandomSampler(seed=0))
+    study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True})
+    out_dir = c.workdir / "dry-run"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shown, asked, want = 0, 0, min(trials or 5, 50)
+    while shown < want and asked < 100 * want:
+        trial = study.ask(fixed_distributions=rt.space.distributions())
+        asked += 1
+        config = rt.space.from_optuna(trial.params)
+        if not rt.space.feasible(config):
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            continue
+        is_default = bool(trial.user_attrs.get("is_default"))
+        settings = rt.settings_for(config, is_default)
+        req = RunRequest(campaign=c.study, trial=shown, repetition=0, app=c.app, system=c.system, fs=c.fs,
+                         config=config, settings=settings, run_dir=rt.run_dir(shown, 0), data_dir=rt.data_dir(shown, 0),
+                         timeout=c.budget.run_timeout, is_default=is_default)
+        text = rt.launcher.describe(req)
+        path = out_dir / f"trial-{shown:04d}.txt"
+        path.write_text(text + "\n")
+        label = " (the default configuration)" if is_default else ""
+        print(f"\n# ---- trial {shown}{label}: {', '.join(f'{k}={v}' for k, v in sorted(config.items()))}")
+        print(f"# written to {path}")
+        print(text)
+        study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+        shown += 1
     return 0
 
 
