@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+from autotune.errors import ConfigError
+from autotune.hints import mpich_mpiio_hints, render, resolve
+from autotune.pattern import IOPattern
+from autotune.systems import dw_capacity, load_system
+
+SHAHEEN = load_system("shaheen2")
+LOCAL = load_system("local")
+PAT = IOPattern(ranks=1280, nodes=40, bytes_per_rank=2 << 20)
+
+
+def test_mpich_mpiio_hints_file_pattern_syntax() -> None:
+    value = mpich_mpiio_hints({"cb_nodes": "8", "striping_unit": "2097152"}, ["wrfinput*", "wrfout*"])
+    assert value == "wrfinput*:cb_nodes=8:striping_unit=2097152,wrfout*:cb_nodes=8:striping_unit=2097152"
+    with pytest.raises(ConfigError, match="cannot be written"):
+        mpich_mpiio_hints({"cb_config_list": "*:*"})
+
+
+@pytest.mark.parametrize(("nodes", "expected"), [(64, "25436GiB"), (1, "397GiB"), (6, "2384GiB")])
+def test_dw_capacity_is_nodes_times_granularity_rounded_down(nodes: int, expected: str) -> None:
+    pool = SHAHEEN.filesystem("bb").pool()
+    nbytes, text = dw_capacity(nodes, pool)
+    assert text == expected
+    assert (nodes - 1) * pool.granularity < nbytes <= nodes * pool.granularity
+
+
+def test_export_formats_for_a_lustre_configuration() -> None:
+    s = resolve({"lustre.stripe_count": 48, "lustre.stripe_size": 8 << 20, "mpiio.cb_nodes": 48,
+                 "cray.cb_nodes_multiplier": 4}, SHAHEEN, SHAHEEN.filesystem("scratch"), PAT)
+    assert render("lfs", s, path="/scratch/run") == "lfs setstripe -c 48 -S 8m /scratch/run"
+    mpich = render("mpich", s, patterns=["wrfout*"])
+    assert mpich.startswith("export MPICH_MPIIO_HINTS='wrfout*:")
+    assert "cray_cb_nodes_multiplier=4" in mpich and "striping_factor=48" in mpich
+    assert "cb_nodes 48" in render("romio", s)
+    assert render("dw", s).startswith("#")
+
+
+def test_dw_lines_and_h5py() -> None:
+    s = resolve({"bb.nodes": 4, "hdf5.alignment": 8 << 20}, SHAHEEN, SHAHEEN.filesystem("bb"), PAT)
+    assert render("dw", s) == "#DW jobdw type=scratch access_mode=striped capacity=1589GiB pool=wlm_pool"
+    assert "alignment_threshold=8388608" in render("h5py", s)
+
+
+def test_romio_aggregators_beyond_one_per_node_get_a_cb_config_list() -> None:
+    pat = IOPattern(ranks=4, nodes=1, bytes_per_rank=1 << 20)
+    s = resolve({"mpiio.cb_nodes": 4}, LOCAL, LOCAL.filesystem("disk"), pat)
+    assert s.info == {"cb_nodes": "4", "cb_config_list": "*:4"}
+    env = render("env", s, mpi_flavour="mpich")
+    assert "ROMIO_HINTS" in env and "cb_config_list *:4" in env
