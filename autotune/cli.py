@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -47,6 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
     sp = sub.add_parser("space", help="show the search space a campaign searches on its target")
     sp.add_argument("campaign")
+    from autotune.report._cli import add_arguments
+
+    cmp_ = sub.add_parser("compare", help="run or resume campaigns on several targets, then write a report")
+    _tune_overrides(cmp_)
+    add_arguments(cmp_, running=True)
+    rep = sub.add_parser("report", help="regenerate a comparison report from the storages (runs nothing)")
+    _overrides(rep)
+    add_arguments(rep, running=False)
     m = sub.add_parser("model", help="the performance model")
     msub = m.add_subparsers(dest="model_cmd", required=True)
     msub.add_parser("calibrate", help="compare the model with the seeds' published figures")
@@ -227,6 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_export(args)
         if args.cmd == "space":
             return cmd_space(args)
+        if args.cmd in ("compare", "report"):
+            from autotune.report._cli import cmd_compare
+
+            return cmd_compare(args, argv)
         return cmd_model(args)
     except AutotuneError as exc:
         print(f"autotune: error: {exc}", file=sys.stderr)
@@ -234,6 +247,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("autotune: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug still gets one line; AUTOTUNE_DEBUG=1 shows the traceback
+        if os.environ.get("AUTOTUNE_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"autotune: internal error: {type(exc).__name__}: {first} (AUTOTUNE_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

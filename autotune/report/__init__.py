@@ -1,0 +1,15 @@
+"""Reports of campaigns: per-target figures from the Optuna storage, a side-by-side comparison with
+bootstrap intervals, plots (inline SVG), a self-contained HTML file, a Markdown summary, an MLflow run."""
+
+from autotune.report._build import Report, build_report
+from autotune.report._data import report_data, target_data
+from autotune.report._figures import TargetFigures, TrialRow, importance, target_figures
+from autotune.report._notify import notify, parse_notify
+from autotune.report._run import CompareResult, compare_campaigns, open_all, run_campaigns
+from autotune.report._stats import Comparison, Versus, advantage, bootstrap_best, compare
+
+__all__ = [
+    "CompareResult", "Comparison", "Report", "TargetFigures", "TrialRow", "Versus", "advantage", "bootstrap_best",
+    "build_report", "compare", "compare_campaigns", "importance", "notify", "open_all", "parse_notify",
+    "report_data", "run_campaigns", "target_data", "target_figures",
+]

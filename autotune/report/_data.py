@@ -1,0 +1,68 @@
+"""The report's numbers as plain data (report.json), and their shared formatting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from autotune.campaign._report import fmt_value
+from autotune.report._figures import TargetFigures
+from autotune.report._stats import Comparison, bootstrap_best, interval, jitter
+
+
+def num(x: float | None, unit: str = "") -> str:
+    if x is None:
+        return "–"
+    return f"{x:.4g}" + (f" {unit}" if unit else "")
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:+.1f}%"
+
+
+def config_lines(config: dict[str, Any]) -> list[str]:
+    return [f"{k} = {fmt_value(k, v)}" for k, v in sorted(config.items())]
+
+
+def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
+    """One target's figures: best, repetitions, spread, default, speedup, cost."""
+    rng = np.random.default_rng(seed)
+    d: dict[str, Any] = {
+        "label": f.label, "campaign": f.campaign, "study": f.study, "storage": f.storage,
+        "tracking_uri": f.tracking_uri, "app": f.app, "system": f.system, "filesystem": f.filesystem,
+        "fs_kind": f.fs_kind, "metric": f.metric, "unit": f.unit, "direction": f.direction, "repeats": f.repeats,
+        "trials_run": len(f.trials), "trials_failed": sum(r.state == "FAIL" for r in f.trials),
+        "nodes": f.nodes, "ranks": f.ranks, "node_hours": f.node_hours, "bb_node_hours": f.bb_node_hours,
+        "run_seconds": sum(r.wall_s for r in f.trials), "importance": f.importance,
+    }
+    if f.best is not None and f.best.value is not None:
+        lo, hi = interval(bootstrap_best(f.best, f.maximize, rng))
+        d.update(best_trial=f.best.number, best_value=f.best.value, best_repetitions=list(f.best.repetitions),
+                 best_interval=[lo, hi], best_spread=jitter(f), best_config=f.best.config,
+                 best_is_default=f.best_is_default, hints_text=f.hints_text, best_bb_nodes=f.best.bb_nodes,
+                 best_stripe_count=f.best.stripe_count)
+    if f.default is not None and f.default.value is not None:
+        d.update(default_trial=f.default.number, default_value=f.default.value,
+                 default_repetitions=list(f.default.repetitions), default_config=f.default.config)
+    if f.speedup is not None:
+        d["speedup_over_default"] = f.speedup
+    return d
+
+
+def report_data(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, Any]:
+    """Everything the report states, as JSON-ready data (what the tests recompute)."""
+    return {
+        "metric": cmp.metric, "unit": cmp.unit, "direction": "maximize" if cmp.maximize else "minimize",
+        "targets": [target_data(f) for f in figs],
+        "winner": cmp.winner.label if cmp.winner else None,
+        "versus": [v.__dict__ for v in cmp.versus],
+        "jitter": cmp.jitter, "significant": cmp.significant, "recommendation": cmp.recommendation,
+    }
+
+
+def versus_text(v: dict[str, Any], maximize: bool) -> str:
+    """One line of the side by side: ``a`` against ``b`` with the bootstrap interval of the margin."""
+    what = "more bandwidth" if maximize else "less time"
+    return (f"{v['a']} ({v['a_kind']}, {v['a_value']:.4g}) vs {v['b']} ({v['b_kind']}, {v['b_value']:.4g}): "
+            f"{v['advantage'] * 100:+.1f}% {what} (95% interval {v['low'] * 100:+.1f}% to {v['high'] * 100:+.1f}%)")

@@ -1,0 +1,151 @@
+"""A target's figures, computed from the campaign's Optuna storage (the source of truth)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
+
+MIB_METRIC = "bandwidth"
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """One trial that was run: its value (best of N), repetitions, configuration and cost."""
+
+    number: int
+    state: str
+    value: float | None
+    repetitions: tuple[float | None, ...]
+    config: dict[str, Any]
+    is_default: bool
+    wall_s: float
+    bb_nodes: int | None
+    stripe_count: int | None
+    aggregators: int | None
+
+    @property
+    def ok_reps(self) -> list[float]:
+        return [float(v) for v in self.repetitions if v is not None]
+
+
+@dataclass
+class TargetFigures:
+    """Everything the report says about one target (one campaign)."""
+
+    label: str
+    campaign: str
+    study: str
+    storage: str
+    tracking_uri: str | None
+    app: str
+    system: str
+    filesystem: str
+    fs_kind: str
+    metric: str
+    direction: str
+    repeats: int
+    nodes: int
+    ranks: int
+    trials: list[TrialRow]
+    best: TrialRow | None
+    default: TrialRow | None
+    speedup: float | None
+    hints_text: str
+    best_is_default: bool
+    node_hours: float
+    bb_node_hours: float
+    time_spent_s: float
+    importance: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def maximize(self) -> bool:
+        return self.direction == "maximize"
+
+    @property
+    def unit(self) -> str:
+        return "MiB/s" if MIB_METRIC in self.metric else "s" if "seconds" in self.metric else ""
+
+    def better(self, a: float, b: float) -> bool:
+        """True when value ``a`` is better than ``b`` for this metric's direction."""
+        return a > b if self.maximize else a < b
+
+
+def _int(v: Any) -> int | None:
+    try:
+        return int(v) if v is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
+    ua = t.user_attrs
+    config = dict(ua.get("config") or rt.config_of(t))
+    eff = ua.get("hints_in_effect") or {}
+    runs = ua.get("run_info") or []
+    wall = sum(float(r.get("wall_s", 0.0)) for r in runs if isinstance(r, dict))
+    if not runs:
+        wall = float(ua.get("duration_s", 0.0))
+    bb = _int(config.get("bb.nodes", eff.get("bb_nodes")))
+    if bb is None and rt.campaign.fs.kind == "datawarp":
+        bb = _int(rt.space.default_config().get("bb.nodes"))
+    stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
+    aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
+    reps = tuple(None if v is None else float(v) for v in ua.get("repetitions", []))
+    return TrialRow(t.number, t.state.name, t.value, reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs)
+
+
+def importance(study: optuna.Study) -> dict[str, float]:
+    """Parameter importance (fANOVA) over the completed trials that were run; empty when too few."""
+    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.user_attrs.get("ran")]
+    varying = {k for t in done for k in t.params if len({repr(u.params.get(k)) for u in done}) > 1}
+    if len(done) < 4 or not varying or len({t.value for t in done}) < 2:
+        return {}
+    view = optuna.create_study(direction=study.direction)
+    view.add_trials(done)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ev = optuna.importance.FanovaImportanceEvaluator(seed=0)
+            return {k: float(v) for k, v in optuna.importance.get_param_importances(
+                view, evaluator=ev, params=sorted(varying)).items()}
+    except (ValueError, RuntimeError):
+        return {}
+
+
+def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
+    """The figures of one campaign as they stand in its storage."""
+    c = rt.campaign
+    s = summary(rt, study)
+    rows = [_row(rt, t) for t in sorted(ran_trials(study), key=lambda t: t.number)]
+    by_number = {r.number: r for r in rows}
+    b, d = best_trial(study), default_trial(study)
+    node_h = sum(r.wall_s for r in rows) * c.app.pattern.nodes / 3600.0
+    bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.kind == "datawarp" else 0.0
+    label = f"{c.system.name}/{c.fs.name}"
+    return TargetFigures(
+        label=label, campaign=c.name, study=c.study, storage=c.storage,
+        tracking_uri=c.tracking_uri if c.tracking.get("enabled", True) else None, app=c.app.name,
+        system=c.system.name, filesystem=c.fs.name, fs_kind=c.fs.kind, metric=c.objective.metric,
+        direction=c.objective.direction, repeats=c.objective.repeats, nodes=c.app.pattern.nodes,
+        ranks=c.app.pattern.ranks, trials=rows, best=by_number.get(b.number) if b else None,
+        default=by_number.get(d.number) if d else None, speedup=s.get("speedup_over_default"),
+        hints_text=str(s.get("hints_text", "")), best_is_default=bool(s.get("best_is_default", False)),
+        node_hours=node_h, bb_node_hours=bb_h, time_spent_s=float(s["time_spent_s"]), importance=importance(study),
+    )
+
+
+def unique_labels(figs: list[TargetFigures]) -> None:
+    """Make labels unique (campaign name added when two targets share system/file system)."""
+    seen: dict[str, int] = {}
+    for f in figs:
+        seen[f.label] = seen.get(f.label, 0) + 1
+    for f in figs:
+        if seen[f.label] > 1:
+            f.label = f"{f.campaign} ({f.label})"

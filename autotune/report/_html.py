@@ -1,0 +1,91 @@
+"""The self-contained HTML report: inline CSS and inline SVG plots; no script, no network, opens from disk."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from autotune.report._data import config_lines, num, versus_text
+from autotune.report._plots import PLOTS
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px auto;max-width:1100px;
+color:#222;line-height:1.4;padding:0 16px}
+h1{font-size:1.5em}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
+.rec{background:#eef6ee;border-left:5px solid #2ca02c;padding:10px 14px;font-size:1.05em}
+.rec.weak{background:#fff6e5;border-left-color:#ff7f0e}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f4f4f4}pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:.9em}
+.plot{margin:12px 0;padding:6px;border:1px solid #eee}.plot svg{max-width:100%;height:auto}
+.targets{display:flex;flex-wrap:wrap;gap:16px}.target{flex:1 1 460px;border:1px solid #ddd;padding:8px 12px}
+small{color:#666}
+"""
+
+
+def _e(x: Any) -> str:
+    return escape(str(x))
+
+
+def _table(data: dict[str, Any]) -> str:
+    u = data["unit"]
+    head = ("target", "best (best of N)", "spread of repetitions", "default", "speedup over default",
+            "node-hours", "BB node-hours")
+    rows = []
+    for t in data["targets"]:
+        spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
+        bb = f"{t['bb_node_hours']:.4g}" if t["fs_kind"] == "datawarp" else "–"
+        cells = (t["label"], num(t.get("best_value"), u), spread, num(t.get("default_value"), u),
+                 f"{num(t.get('speedup_over_default'))}x", f"{t['node_hours']:.4g}", bb)
+        cls = ' style="font-weight:bold"' if t["label"] == data["winner"] else ""
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+    return ("<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
+
+
+def _target(t: dict[str, Any]) -> str:
+    u = t["unit"]
+    parts = [f"<div class='target'><h3>{_e(t['label'])}</h3>",
+             f"<small>campaign {_e(t['campaign'])}, study {_e(t['study'])} in {_e(t['storage'])}</small>",
+             f"<p>{t['trials_run']} trials run ({t['trials_failed']} failed), best of {t['repeats']} each.</p>"]
+    if "best_value" not in t:
+        return "".join(parts) + "<p>No completed trial yet.</p></div>"
+    reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])
+    lo, hi = t["best_interval"]
+    parts.append(
+        "<table>"
+        f"<tr><th>best</th><td>{_e(num(t['best_value'], u))} (trial {t['best_trial']}"
+        f"{', the default configuration' if t['best_is_default'] else ''})</td></tr>"
+        f"<tr><th>repetitions</th><td>{_e(reps)} (spread {t['best_spread'] * 100:.1f}%, 95% bootstrap interval "
+        f"{_e(num(lo))} – {_e(num(hi))})</td></tr>"
+        f"<tr><th>default configuration</th><td>{_e(num(t.get('default_value'), u))}</td></tr>"
+        f"<tr><th>speedup over default</th><td>{_e(num(t.get('speedup_over_default')))}x</td></tr>"
+        f"<tr><th>cost</th><td>{t['node_hours']:.4g} node-hours ({t['nodes']} node(s) × {t['run_seconds']:.4g} s)"
+        + (f"; {t['bb_node_hours']:.4g} BB node-hours" if t["fs_kind"] == "datawarp" else "") + "</td></tr></table>")
+    parts.append("<p>Best configuration:</p><pre>" + _e("\n".join(config_lines(t["best_config"]))) + "</pre>")
+    hints = t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing"
+    parts.append("<p>Hints for the job script:</p><pre>" + _e(hints) + "</pre></div>")
+    return "".join(parts)
+
+
+def render_html(data: dict[str, Any], plots: dict[str, str], title: str) -> str:
+    """The whole report as one HTML document (plots as inline SVG)."""
+    maximize = data["direction"] == "maximize"
+    rec_cls = "rec" if data["significant"] else "rec weak"
+    body = [f"<h1>{_e(title)}</h1>", f"<p class='{rec_cls}'><b>Recommendation.</b> {_e(data['recommendation'])}</p>",
+            "<h2>Side by side</h2>", _table(data)]
+    if data["versus"]:
+        body.append(f"<p>Winner: <b>{_e(data['winner'])}</b>. Jitter between repetitions (spread of the best trials): "
+                    f"{data['jitter'] * 100:.1f}% — the margin is "
+                    + ("larger than the jitter." if data["significant"]
+                       else "<b>not</b> clearly larger than the jitter.")
+                    + "</p><ul>")
+        for v in data["versus"]:
+            body.append(f"<li>{_e(versus_text(v, maximize))}</li>")
+        body.append("</ul>")
+    body.append("<h2>Plots</h2>")
+    for name, svg in plots.items():
+        body.append(f"<div class='plot' id='plot-{_e(name)}'><h3>{_e(PLOTS.get(name, name))}</h3>{svg}</div>")
+    body.append("<h2>Targets</h2><div class='targets'>" + "".join(_target(t) for t in data["targets"]) + "</div>")
+    body.append("<p><small>Generated by autotune from the campaigns' Optuna storages; regenerate with "
+                "<code>autotune report</code>. Numbers also in report.json and report.md.</small></p>")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{_e(title)}</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")

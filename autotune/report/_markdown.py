@@ -1,0 +1,64 @@
+"""The Markdown summary of a comparison (report.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autotune.report._data import config_lines, num, versus_text
+
+
+def _target(t: dict[str, Any]) -> list[str]:
+    u = t["unit"]
+    out = [f"### {t['label']} — campaign `{t['campaign']}`", "",
+           f"- trials run: {t['trials_run']} ({t['trials_failed']} failed), best of {t['repeats']} repetitions each",
+           f"- storage: `{t['storage']}` (study `{t['study']}`)"]
+    if t.get("tracking_uri"):
+        out.append(f"- MLflow: `{t['tracking_uri']}`")
+    if "best_value" not in t:
+        return [*out, "- no completed trial yet", ""]
+    reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])
+    lo, hi = t["best_interval"]
+    out += [f"- **best**: {num(t['best_value'], u)} (trial {t['best_trial']}"
+            + (", the default configuration" if t["best_is_default"] else "") + ")",
+            f"  - repetitions: {reps}; spread {t['best_spread'] * 100:.1f}%; "
+            f"95% bootstrap interval {num(lo)} – {num(hi)} {u}",
+            f"- default configuration: {num(t.get('default_value'), u)}",
+            f"- speedup over default: {num(t.get('speedup_over_default'))}x",
+            f"- cost: {t['node_hours']:.4g} node-hours ({t['nodes']} node(s), {t['run_seconds']:.4g} s of runs)"
+            + (f"; {t['bb_node_hours']:.4g} BB node-hours" if t["fs_kind"] == "datawarp" else "")]
+    if t["importance"]:
+        out.append("- parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in t["importance"].items()))
+    out += ["", "Best configuration:", "", "```", *config_lines(t["best_config"]), "```", "",
+            "Hints to paste into the job script:", "", "```",
+            t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing",
+            "```", ""]
+    return out
+
+
+def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> str:
+    """The summary: the recommendation, the side-by-side table, each target, the plot files."""
+    u = data["unit"]
+    lines = [f"# {title}", "", f"**Recommendation.** {data['recommendation']}", "",
+             "| target | best | repetitions spread | default | speedup | node-hours | BB node-hours |",
+             "|---|---|---|---|---|---|---|"]
+    for t in data["targets"]:
+        spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
+        lines.append(f"| {t['label']} | {num(t.get('best_value'), u)} | {spread} | {num(t.get('default_value'), u)} "
+                     f"| {num(t.get('speedup_over_default'))}x | {t['node_hours']:.4g} | "
+                     + (f"{t['bb_node_hours']:.4g} |" if t["fs_kind"] == "datawarp" else "– |"))
+    lines.append("")
+    if data["versus"]:
+        maximize = data["direction"] == "maximize"
+        lines += ["## Side by side", "", f"Winner: **{data['winner']}**. Jitter between repetitions "
+                  f"(spread of the best trials): {data['jitter'] * 100:.1f}%; the margin is "
+                  + ("larger than the jitter." if data["significant"] else "**not** clearly larger than the jitter."),
+                  ""]
+        lines += [f"- {versus_text(v, maximize)}" for v in data["versus"]]
+        lines.append("")
+    lines += ["## Targets", ""]
+    for t in data["targets"]:
+        lines += _target(t)
+    lines += ["## Plots", "", *[f"- [{name}](figures/{name}.svg)" for name in plots], "",
+              "The full report, with the plots inline, is `report.html`; the numbers are in `report.json`.", ""]
+    return "\n".join(lines)
+

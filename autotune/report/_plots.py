@@ -1,0 +1,225 @@
+"""The report's plots, as inline SVG text (matplotlib, no display, no network)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from autotune.report._figures import TargetFigures, TrialRow
+from autotune.report._stats import Comparison, bootstrap_best, interval
+
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+
+
+def to_svg(fig: Figure) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _ylabel(f: TargetFigures) -> str:
+    return f"{f.metric} ({f.unit})" if f.unit else f.metric
+
+
+def _empty(ax: plt.Axes, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def history(figs: list[TargetFigures]) -> str:
+    """Each trial's best-of-N and the best-so-far line, every target on one axis."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for i, f in enumerate(figs):
+        col = COLORS[i % len(COLORS)]
+        done = [r for r in f.trials if r.value is not None]
+        if not done:
+            continue
+        xs = [r.number for r in done]
+        ys = [float(r.value or 0.0) for r in done]
+        ax.scatter(xs, ys, s=16, color=col, alpha=0.6, label=f"{f.label} trials")
+        best = np.maximum.accumulate(ys) if f.maximize else np.minimum.accumulate(ys)
+        ax.step(xs, best, where="post", color=col, lw=2, label=f"{f.label} best so far")
+        if f.default is not None and f.default.value is not None:
+            ax.scatter([f.default.number], [f.default.value], marker="s", s=50, facecolors="none", edgecolors=col,
+                       lw=1.5, label=f"{f.label} default")
+    if not ax.collections:
+        _empty(ax, "no completed trial yet")
+    else:
+        ax.set_xlabel("trial")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(_ylabel(figs[0]))
+        ax.legend(fontsize=7, loc="best")
+    ax.set_title("Optimisation history")
+    return to_svg(fig)
+
+
+def repetitions(figs: list[TargetFigures]) -> str:
+    """Every repetition of every trial (dots) and its range (bar): the jitter behind best-of-N."""
+    fig, axes = plt.subplots(len(figs), 1, figsize=(7.5, 2.4 * len(figs)), squeeze=False)
+    for i, (f, ax) in enumerate(zip(figs, axes[:, 0], strict=True)):
+        col = COLORS[i % len(COLORS)]
+        rows = [r for r in f.trials if r.ok_reps]
+        for r in rows:
+            reps = r.ok_reps
+            ax.vlines(r.number, min(reps), max(reps), color=col, lw=2, alpha=0.5)
+            ax.scatter([r.number] * len(reps), reps, s=9, color=col)
+        if f.best is not None and f.best.ok_reps:
+            ax.scatter([f.best.number] * len(f.best.ok_reps), f.best.ok_reps, s=30, marker="*", color="k",
+                       label="best trial", zorder=3)
+            ax.legend(fontsize=7, loc="best")
+        if not rows:
+            _empty(ax, "no repetitions yet")
+        ax.set_title(f"{f.label}: repetitions per trial", fontsize=9)
+        ax.set_ylabel(_ylabel(f), fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[-1, 0].set_xlabel("trial")
+    fig.tight_layout()
+    return to_svg(fig)
+
+
+def importance(figs: list[TargetFigures]) -> str:
+    """fANOVA parameter importance per target (optuna.importance)."""
+    fig, axes = plt.subplots(1, len(figs), figsize=(3.8 * len(figs), 2.8), squeeze=False)
+    for i, (f, ax) in enumerate(zip(figs, axes[0], strict=True)):
+        if not f.importance:
+            _empty(ax, "too few varied trials\nfor importance")
+        else:
+            names = list(f.importance)[::-1]
+            ax.barh(names, [f.importance[n] for n in names], color=COLORS[i % len(COLORS)])
+            ax.set_xlim(0, 1)
+            ax.set_xlabel("importance")
+        ax.set_title(f.label, fontsize=9)
+    fig.suptitle("Parameter importance (fANOVA)")
+    fig.tight_layout()
+    return to_svg(fig)
+
+
+def top_params(f: TargetFigures, k: int = 3) -> list[str]:
+    """The parameters that matter most (by importance, else those that were varied)."""
+    if f.importance:
+        return list(f.importance)[:k]
+    varied = [p for p in sorted({p for r in f.trials for p in r.config})
+              if len({repr(r.config.get(p)) for r in f.trials}) > 1]
+    return varied[:k]
+
+
+def _numeric(values: list[object]) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def slices(figs: list[TargetFigures]) -> str:
+    """The trial value against each parameter that matters (one row per target)."""
+    k = max(1, max(len(top_params(f)) for f in figs))
+    fig, axes = plt.subplots(len(figs), k, figsize=(3.2 * k, 2.6 * len(figs)), squeeze=False)
+    for i, f in enumerate(figs):
+        params = top_params(f)
+        done = [r for r in f.trials if r.value is not None]
+        for j in range(k):
+            ax = axes[i, j]
+            if j >= len(params) or not done:
+                _empty(ax, "no varied parameter" if done else "no trial yet")
+                continue
+            p = params[j]
+            xs = [r.config.get(p) for r in done]
+            ys = [float(r.value or 0.0) for r in done]
+            if _numeric(xs):
+                nums = [float(x) for x in xs]  # type: ignore[arg-type]
+                ax.scatter(nums, ys, s=14, color=COLORS[i % len(COLORS)], alpha=0.7)
+                if min(nums) > 0 and max(nums) / min(nums) >= 4:
+                    ax.set_xscale("log", base=2)
+            else:
+                cats = sorted({str(x) for x in xs})
+                ax.scatter([cats.index(str(x)) for x in xs], ys, s=14, color=COLORS[i % len(COLORS)], alpha=0.7)
+                ax.set_xticks(range(len(cats)), cats, fontsize=7)
+            ax.set_xlabel(p, fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"{f.label}\n{f.metric}", fontsize=8)
+    fig.suptitle("Slices: the value against the parameters that matter")
+    fig.tight_layout()
+    return to_svg(fig)
+
+
+def _resource(f: TargetFigures) -> tuple[str, Callable[[TrialRow], int | None]]:
+    if f.fs_kind == "datawarp":
+        return "BB nodes", lambda r: r.bb_nodes
+    if f.fs_kind == "lustre":
+        return "stripe count (OSTs)", lambda r: r.stripe_count
+    return "MPI-IO aggregators", lambda r: r.aggregators
+
+
+def scaling(figs: list[TargetFigures]) -> str:
+    """The value against the resource that scales the target: BB nodes, stripe count (or aggregators)."""
+    fig, axes = plt.subplots(1, len(figs), figsize=(3.8 * len(figs), 3.0), squeeze=False)
+    for i, (f, ax) in enumerate(zip(figs, axes[0], strict=True)):
+        name, get = _resource(f)
+        pts = [(x, float(r.value)) for r in f.trials if r.value is not None and (x := get(r)) is not None]
+        if not pts:
+            _empty(ax, f"no {name} recorded")
+        else:
+            xs, ys = zip(*pts, strict=True)
+            ax.scatter(xs, ys, s=16, color=COLORS[i % len(COLORS)], alpha=0.7)
+            best_at: dict[int, float] = {}
+            for x, y in pts:
+                best_at[x] = max(best_at.get(x, y), y) if f.maximize else min(best_at.get(x, y), y)
+            bx = sorted(best_at)
+            ax.plot(bx, [best_at[x] for x in bx], color="k", lw=1, label="best at each count")
+            if max(xs) / max(1, min(xs)) > 8:
+                ax.set_xscale("log", base=2)
+            ax.legend(fontsize=7)
+            ax.set_xlabel(name)
+            ax.set_ylabel(_ylabel(f), fontsize=8)
+        ax.set_title(f.label, fontsize=9)
+    fig.suptitle("Value against the target's resource count")
+    fig.tight_layout()
+    return to_svg(fig)
+
+
+def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
+    """Tuned best-of-N and default per target, with 95% bootstrap intervals over the repetitions."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    rng = np.random.default_rng(0)
+    labels: list[str] = []
+    for i, f in enumerate(figs):
+        for kind, row, hatch in (("default", f.default, "//"), ("tuned", f.best, "")):
+            if row is None or row.value is None:
+                continue
+            lo, hi = interval(bootstrap_best(row, f.maximize, rng))
+            y = len(labels)
+            ax.barh(y, row.value, color=COLORS[i % len(COLORS)], alpha=0.5 if kind == "default" else 0.9,
+                    hatch=hatch, edgecolor="k", lw=0.5)
+            ax.errorbar([row.value], [y], xerr=[[max(0.0, row.value - lo)], [max(0.0, hi - row.value)]],
+                        color="k", capsize=3)
+            ax.text(row.value, y, f"  {row.value:.4g}", va="center", fontsize=8)
+            labels.append(f"{f.label} {kind}")
+    if not labels:
+        _empty(ax, "no completed trial yet")
+    else:
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlabel(f"{cmp.metric} ({cmp.unit}), best of N" if cmp.unit else cmp.metric)
+    ax.set_title("Default and tuned, per target (bars: 95% bootstrap interval of best-of-N)")
+    return to_svg(fig)
+
+
+PLOTS: dict[str, str] = {
+    "overview": "Default and tuned per target", "history": "Optimisation history",
+    "repetitions": "Repetitions per trial", "importance": "Parameter importance",
+    "slices": "Parameters that matter", "scaling": "Value vs BB nodes / stripe count",
+}
+
+
+def all_plots(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, str]:
+    """Every plot of the report, as SVG text, by name (the keys of ``PLOTS``)."""
+    return {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
+            "importance": importance(figs), "slices": slices(figs), "scaling": scaling(figs)}

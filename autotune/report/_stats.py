@@ -1,0 +1,145 @@
+"""Side by side: which target wins, by how much, and whether that is more than the run-to-run jitter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from autotune.report._figures import TargetFigures, TrialRow
+
+BOOTSTRAP = 4000
+LEVEL = 0.95
+
+
+def advantage(a: Any, b: Any, maximize: bool) -> Any:
+    """How much better ``a`` is than ``b`` (floats or arrays): +x = x*100% more bandwidth, or x*100% less time."""
+    return a / b - 1.0 if maximize else (b - a) / b
+
+
+def best_of(values: np.ndarray, maximize: bool) -> np.ndarray:
+    return values.max(axis=-1) if maximize else values.min(axis=-1)
+
+
+def bootstrap_best(row: TrialRow, maximize: bool, rng: np.random.Generator, n: int = BOOTSTRAP) -> np.ndarray:
+    """Bootstrap distribution of a trial's best-of-N (its repetitions resampled with replacement)."""
+    reps = np.asarray(row.ok_reps or [row.value or 0.0], dtype=float)
+    draws = rng.choice(reps, size=(n, reps.size), replace=True)
+    return best_of(draws, maximize)
+
+
+def interval(samples: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    lo, hi = np.quantile(samples, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def jitter(f: TargetFigures) -> float:
+    """Run-to-run jitter of a target: the relative spread of its best trial's repetitions."""
+    reps = f.best.ok_reps if f.best else []
+    if len(reps) < 2 or max(reps) == 0:
+        return 0.0
+    return (max(reps) - min(reps)) / max(abs(v) for v in reps)
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Target ``a`` (tuned, or its default) against target ``b`` (tuned, or its default)."""
+
+    a: str
+    a_kind: str
+    a_value: float
+    b: str
+    b_kind: str
+    b_value: float
+    advantage: float
+    low: float
+    high: float
+
+
+@dataclass
+class Comparison:
+    """The targets ranked by their best-of-N, the winner's margin with its interval, the sentence."""
+
+    metric: str
+    unit: str
+    maximize: bool
+    ranking: list[TargetFigures]
+    versus: list[Versus] = field(default_factory=list)
+    jitter: float = 0.0
+    significant: bool = False
+    recommendation: str = ""
+
+    @property
+    def winner(self) -> TargetFigures | None:
+        return self.ranking[0] if self.ranking else None
+
+    @property
+    def margin(self) -> Versus | None:
+        """The winner (tuned) against the runner-up (tuned)."""
+        return self.versus[0] if self.versus else None
+
+
+def _versus(a: TargetFigures, ar: TrialRow, ak: str, b: TargetFigures, br: TrialRow, bk: str, maximize: bool,
+            rng: np.random.Generator) -> Versus:
+    sa, sb = bootstrap_best(ar, maximize, rng), bootstrap_best(br, maximize, rng)
+    adv = advantage(sa, sb, maximize)
+    lo, hi = interval(adv)
+    value = advantage(float(ar.value or 0.0), float(br.value or 0.0), maximize)
+    return Versus(a.label, ak, float(ar.value or 0.0), b.label, bk, float(br.value or 0.0), value, lo, hi)
+
+
+def compare(figs: list[TargetFigures], seed: int = 0) -> Comparison:
+    """Rank the targets and quantify the winner's margin (bootstrap over the repetitions)."""
+    metrics = {(f.metric, f.direction) for f in figs}
+    if len(metrics) > 1:
+        from autotune.errors import ConfigError
+
+        raise ConfigError("compare: the campaigns optimise different objectives "
+                          f"({', '.join(sorted(f'{d} {m}' for m, d in metrics))}): give them the same objective")
+    first = figs[0]
+    maximize = first.maximize
+    done = [f for f in figs if f.best is not None and f.best.value is not None]
+    ranking = sorted(done, key=lambda f: float(f.best.value or 0.0), reverse=maximize)  # type: ignore[union-attr]
+    cmp = Comparison(first.metric, first.unit, maximize, ranking)
+    rng = np.random.default_rng(seed)
+    if len(ranking) >= 2:
+        w, r = ranking[0], ranking[1]
+        assert w.best is not None and r.best is not None
+        cmp.versus.append(_versus(w, w.best, "tuned", r, r.best, "tuned", maximize, rng))
+        for a in ranking:
+            for b in ranking:
+                if a is not b and a.best is not None and b.default is not None and b.default.value is not None:
+                    cmp.versus.append(_versus(a, a.best, "tuned", b, b.default, "default", maximize, rng))
+        cmp.jitter = max(jitter(w), jitter(r))
+        m = cmp.versus[0]
+        cmp.significant = m.low > 0 and m.advantage > cmp.jitter
+    cmp.recommendation = recommendation(cmp, figs)
+    return cmp
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def recommendation(cmp: Comparison, figs: list[TargetFigures]) -> str:
+    """The answer in one sentence."""
+    if not cmp.ranking:
+        return "No target has a completed trial yet: run the campaigns first."
+    w = cmp.winner
+    assert w is not None and w.best is not None
+    app = w.app
+    if len(cmp.ranking) < 2:
+        return f"Only {w.label} has results so far: run the other campaign(s) to compare."
+    m = cmp.margin
+    assert m is not None
+    what = "more bandwidth" if cmp.maximize else "less time"
+    hints = "its default settings" if w.best_is_default else "the tuned hints below"
+    if cmp.significant:
+        return (f"Use {w.label} for {app} with {hints}: {_pct(m.advantage)} {what} than the best on {m.b} "
+                f"(95% interval {_pct(m.low)} to {_pct(m.high)}, larger than the {_pct(cmp.jitter)} jitter "
+                "between repetitions).")
+    cheap = min(cmp.ranking, key=lambda f: (f.bb_node_hours > 0, f.node_hours))
+    return (f"{w.label} and {m.b} are within the run-to-run jitter for {app} ({_pct(m.advantage)} {what}, "
+            f"95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): either will do; "
+            f"{cheap.label} is the cheaper to run.")
