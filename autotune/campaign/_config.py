@@ -20,11 +20,14 @@ from autotune.units import parse_duration, parse_size
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
                       "launcher", "storage", "study", "tracking", "workdir", "executor"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
-                      "hint_files"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate"})
+                      "hint_files", "cwd"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
-SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "autotune")
-SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options"})
+SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "ga", "autotune")
+DEFAULT_SAMPLER = "autotune"
+SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
+PRIOR_KEYS = frozenset({"top", "scale"})
+WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
 SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -36,6 +39,8 @@ class Objective:
     direction: str = "maximize"
     repeats: int = 3
     aggregate: str = "best"
+    adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
+    remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
 
     @property
     def maximize(self) -> bool:
@@ -105,7 +110,7 @@ def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) ->
         total = size("size", 64 << 20)
         if "rows" in args and "cols" in args:
             total = int(args["rows"]) * int(args["cols"]) * 8
-        column = str(args.get("decomposition", "row")) == "column"
+        column = str(args.get("decomposition", "column")) == "column"  # the kernel's default
         per_rank = max(1, total // ranks)
         xfer = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
         return {"bytes_per_rank": per_rank, "transfer_size": xfer, "layout": "strided" if column else "contiguous",
@@ -116,7 +121,7 @@ def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) ->
     raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
 
 
-def _parse_app(d: dict[str, Any]) -> tuple[AppSpec, dict[str, Any]]:
+def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     a = check_keys(d, APP_KEYS, "app")
     has_kernel, has_command = "kernel" in a, "command" in a
     if has_kernel == has_command:
@@ -153,6 +158,7 @@ def _parse_app(d: dict[str, Any]) -> tuple[AppSpec, dict[str, Any]]:
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
         mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
         env={str(k): str(v) for k, v in env.items()}, hint_files=tuple(str(h) for h in hint_files),
+        cwd=(base / str(a.get("cwd", "."))).resolve(),
     )
     return app, metric
 
@@ -174,7 +180,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     name = str(d.get("name", source.stem if source else "campaign"))
     if not _NAME_RE.match(name):
         raise ConfigError(f"name: {name!r} must be letters, digits, '_', '.', '-' (at most 100)")
-    app, metric = _parse_app(expect(d["app"], dict, "app", "a mapping"))
+    app, metric = _parse_app(expect(d["app"], dict, "app", "a mapping"), base)
     system = load_system(str(d.get("system", "local")), base)
     t = check_keys(d.get("target", {}), {"filesystem", "path"}, "target")
     fs = system.filesystem(t.get("filesystem"))
@@ -186,6 +192,12 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
         aggregate=str(o.get("aggregate", "best")),
     )
+    sampler = _parse_sampler(d)
+    adaptive = expect(o.get("adaptive", sampler["name"] == "autotune"), bool, "objective.adaptive", "true or false")
+    remeasure = o.get("remeasure", 3 if adaptive else 0)
+    if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
+        raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure)
     if objective.direction not in ("maximize", "minimize"):
         raise ConfigError(f"objective.direction: {objective.direction!r} is not one of maximize, minimize")
     if objective.aggregate not in AGGREGATES:
@@ -196,11 +208,6 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         wall_time=parse_duration(b["wall_time"], "budget.wall_time") if "wall_time" in b else None,
         run_timeout=parse_duration(b.get("run_timeout", 600), "budget.run_timeout"),
     )
-    sampler = check_keys(d.get("sampler", {"name": "tpe"}) if not isinstance(d.get("sampler"), str)
-                         else {"name": d["sampler"]}, SAMPLER_KEYS, "sampler")
-    sampler.setdefault("name", "tpe")
-    if sampler["name"] not in SAMPLERS:
-        raise ConfigError(f"sampler.name: {sampler['name']!r} is not one of {', '.join(SAMPLERS)}")
     launcher = d.get("launcher", {"name": "local"})
     launcher = {"name": launcher} if isinstance(launcher, str) else dict(expect(launcher, dict, "launcher", "a mapping"))
     launcher.setdefault("name", "local")
@@ -217,6 +224,32 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
     )
+
+
+def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
+    """``sampler:`` (a name or a mapping); ``prior`` and ``warm_start`` are checked here."""
+    raw = d.get("sampler", {"name": DEFAULT_SAMPLER})
+    sampler = dict(check_keys({"name": raw} if isinstance(raw, str) else raw, SAMPLER_KEYS, "sampler"))
+    sampler.setdefault("name", DEFAULT_SAMPLER)
+    if sampler["name"] not in SAMPLERS:
+        raise ConfigError(f"sampler.name: {sampler['name']!r} is not one of {', '.join(SAMPLERS)}")
+    prior = sampler.get("prior")
+    if isinstance(prior, dict):
+        p = check_keys(prior, PRIOR_KEYS, "sampler.prior")
+        if "top" in p:
+            positive_int(p["top"], "sampler.prior.top")
+        scale = expect(p.get("scale", {}), dict, "sampler.prior.scale", "a mapping of model constant -> factor")
+        for k, v in scale.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+                raise ConfigError(f"sampler.prior.scale.{k}: {v!r} is not a positive number")
+    elif prior is not None and not isinstance(prior, bool) and not (isinstance(prior, int) and prior >= 0):
+        raise ConfigError(f"sampler.prior: {prior!r} is not true/false, a count >= 0 or a mapping {{top, scale}}")
+    if "warm_start" in sampler:
+        w = check_keys(sampler["warm_start"], WARM_KEYS, "sampler.warm_start", required=("storage", "study"))
+        if "top" in w and (isinstance(w["top"], bool) or not isinstance(w["top"], int) or w["top"] < 0):
+            raise ConfigError(f"sampler.warm_start.top: {w['top']!r} is not an integer >= 0")
+        expect(w.get("history", True), bool, "sampler.warm_start.history", "true or false")
+    return sampler
 
 
 def load_campaign(path: str | Path) -> Campaign:

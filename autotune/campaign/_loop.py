@@ -88,6 +88,10 @@ class CampaignLoop:
         if not study.get_trials(deepcopy=False):
             study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
                                 skip_if_exists=True)
+            from autotune.optimize import initial_configs
+
+            for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
+                study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True}, skip_if_exists=True)
         self._clean_stale_data()
         return study
 
@@ -107,6 +111,8 @@ class CampaignLoop:
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
         try:
             n_now, stopped = self._loop(study)
+            if c.objective.adaptive and c.objective.remeasure > 1 and stopped in ("trials", "wall_time"):
+                self._remeasure(study)
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
@@ -114,8 +120,37 @@ class CampaignLoop:
         self.tracker.finish(summ)
         return LoopResult(study, self.rt, n_now, stopped, summ)
 
+    def _remeasure(self, study: optuna.Study) -> None:
+        """Measure the top few again before recommending (adaptive best-of-N); kept as study user attr."""
+        from autotune.optimize import Candidate, remeasure
+
+        c = self.c
+        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                if t.user_attrs.get("ran") and t.value is not None]
+        by_number = {t.number: t for t in done}
+        cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None] or [t.value])
+                 for t in done]
+        extra: dict[int, list[float | None]] = {}
+
+        def measure(number: int, n: int) -> list[float]:
+            t = by_number[number]
+            o = run_trial(self.rt, 1_000_000 + number, self.rt.space.from_optuna(t.params),
+                          bool(t.user_attrs.get("is_default")), n)
+            extra[number] = list(o.repetitions)
+            return [v for v in o.repetitions if v is not None]
+
+        pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate,
+                         maximize=c.objective.maximize)
+        if pick is not None:
+            study.set_user_attr("recommended", {"trial": pick.key, "values": pick.values,
+                                                "remeasured": {str(k): v for k, v in extra.items()}})
+            if extra:
+                self.say(f"re-measured trials {', '.join(map(str, sorted(extra)))}: recommend trial {pick.key}")
+
     def _budget_left(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
         b = self.c.budget
+        if isinstance(study.sampler, optuna.samplers.GridSampler) and study.sampler.is_exhausted(study):
+            return "exhausted"
         if b.trials is not None and len(ran_trials(study)) >= b.trials:
             return "trials"
         if b.wall_time is not None:
@@ -156,10 +191,12 @@ class CampaignLoop:
                 trial.set_user_attr("worker", rt.worker)
                 trial.set_user_attr("ran", True)
                 retry_of = trial.user_attrs.get("retry_of")
+                incumbent = best_trial(study) if c.objective.adaptive else None
                 try:
                     with heartbeat(study, trial):
                         outcome = run_trial(rt, trial.number, config, is_default, c.objective.repeats,
-                                            retry_of=int(retry_of) if retry_of is not None else None)
+                                            retry_of=int(retry_of) if retry_of is not None else None,
+                                            incumbent=incumbent.value if incumbent is not None else None)
                 except (KeyboardInterrupt, _Interrupted):
                     trial.set_user_attr("error", "interrupted by the user; runs again on resume")
                     study.tell(trial, state=TrialState.FAIL)

@@ -1,4 +1,4 @@
-"""Optuna samplers by name (TPE by default; random, grid, GP, CMA-ES selectable)."""
+"""Optuna samplers by name (``autotune`` by default; TPE, random, grid, GP, CMA-ES, GA selectable)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,18 @@ from autotune.errors import ConfigError, RegistryError
 from autotune.space import BoundSpace
 
 
+class AskTellGridSampler(optuna.samplers.GridSampler):
+    """Optuna's grid sampler without its ``study.stop()`` at exhaustion (that only works in ``optimize``);
+    the campaign loop asks ``is_exhausted`` itself."""
+
+    def after_trial(self, study: optuna.Study, trial: optuna.trial.FrozenTrial, state: optuna.trial.TrialState,
+                    values: Any) -> None:
+        return None
+
+
 def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.BaseSampler:
     """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``."""
-    name = str(spec.get("name", "tpe"))
+    name = str(spec.get("name", "autotune"))
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
@@ -24,11 +33,15 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.Bas
             kw: dict[str, Any] = {"seed": seed, "multivariate": True, "group": False,
                                   "n_startup_trials": startup if startup is not None else 5}
             return optuna.samplers.TPESampler(**{**kw, **options})
+        if name == "ga":
+            from autotune.optimize import GASampler
+
+            return GASampler(seed=seed, **options)
         if name == "random":
             return optuna.samplers.RandomSampler(seed=seed)
         if name == "grid":
             grid = {p.optuna_name: [p.encode(v) for v in p.values()] for p in space.active}
-            return optuna.samplers.GridSampler(grid, seed=seed)
+            return AskTellGridSampler(grid, seed=seed)
         if name == "gp":
             if importlib.util.find_spec("torch") is None:
                 raise ConfigError("sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
@@ -45,4 +58,4 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.Bas
             return optuna.samplers.CmaEsSampler(**{**kw, **options})
     except TypeError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None
-    raise RegistryError(f"sampler: unknown sampler {name!r} (known: tpe, random, grid, gp, cmaes)")
+    raise RegistryError(f"sampler: unknown sampler {name!r} (known: autotune, tpe, random, grid, gp, cmaes, ga)")

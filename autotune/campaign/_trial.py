@@ -58,8 +58,12 @@ class TrialOutcome:
 
 
 def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeats: int,
-              retry_of: int | None = None) -> TrialOutcome:
-    """Run ``repeats`` repetitions of ``config``; failures are recorded, never raised."""
+              retry_of: int | None = None, incumbent: float | None = None) -> TrialOutcome:
+    """Run ``repeats`` repetitions of ``config``; failures are recorded, never raised.
+
+    With ``objective.adaptive`` the repetitions run one at a time and stop as soon as the
+    configuration can no longer beat ``incumbent`` (``autotune.optimize.RepetitionPolicy``).
+    """
     c = rt.campaign
     start = time.monotonic()
     settings = rt.settings_for(config, is_default)
@@ -77,21 +81,40 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
         outcome.command = rt.launcher.describe(requests[0])
     except Exception as exc:  # noqa: BLE001 - describing is best effort
         outcome.command = f"(cannot describe: {exc})"
-    try:
-        recovered = [rt.launcher.recover(r) for r in requests]
-        pending = [r for r, res in zip(requests, recovered) if res is None]
-        fresh = iter(rt.launcher.run_many(pending)) if pending else iter(())
-        results = [res if res is not None else next(fresh) for res in recovered]
-    finally:
-        for r in requests:
-            shutil.rmtree(r.data_dir, ignore_errors=True)
-    for req, res in zip(requests, results):
-        _record(rt, outcome, req, res)
+    if c.objective.adaptive and incumbent is not None:
+        _run_adaptive(rt, outcome, requests, incumbent)
+    else:
+        try:
+            recovered = [rt.launcher.recover(r) for r in requests]
+            pending = [r for r, res in zip(requests, recovered) if res is None]
+            fresh = iter(rt.launcher.run_many(pending)) if pending else iter(())
+            results = [res if res is not None else next(fresh) for res in recovered]
+        finally:
+            for r in requests:
+                shutil.rmtree(r.data_dir, ignore_errors=True)
+        for req, res in zip(requests, results):
+            _record(rt, outcome, req, res)
     ok = [v for v in outcome.repetitions if v is not None]
     if ok:
         outcome.value = aggregate(ok, c.objective.aggregate, c.objective.maximize)
     outcome.duration = time.monotonic() - start
     return outcome
+
+
+def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float) -> None:
+    """One repetition at a time while the configuration can still beat ``incumbent``."""
+    from autotune.optimize import RepetitionPolicy
+
+    objective = rt.campaign.objective
+    policy = RepetitionPolicy(len(requests), adaptive=True)
+    for req in requests:
+        if outcome.repetitions and not policy.more(outcome.repetitions, incumbent, objective.maximize):
+            break
+        try:
+            res = rt.launcher.recover(req) or rt.launcher.run_many([req])[0]
+        finally:
+            shutil.rmtree(req.data_dir, ignore_errors=True)
+        _record(rt, outcome, req, res)
 
 
 def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult) -> None:

@@ -33,6 +33,7 @@ class AppSpec:
     mpiexec: bool = True
     env: Mapping[str, str] = field(default_factory=dict)
     hint_files: tuple[str, ...] = ("*",)
+    cwd: Path | None = None  # where a command runs (default: the campaign file's directory)
 
     @property
     def ranks(self) -> int:

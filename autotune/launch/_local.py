@@ -49,6 +49,7 @@ class LocalLauncher(BaseLauncher):
         cmd.write_files()  # type: ignore[attr-defined]
         full_env = {**os.environ, **env}
         log = request.run_dir / f"rep{request.repetition}"
-        result = run_process(argv, full_env, request.run_dir, request.timeout, log_prefix=log)
+        cwd = request.app.cwd if request.app.cwd is not None and request.app.kernel is None else request.run_dir
+        result = run_process(argv, full_env, cwd, request.timeout, log_prefix=log)
         result.info["command"] = shlex.join(argv)
         return result

@@ -158,6 +158,12 @@ class BoundSpace:
             else:
                 notices.append(f"{name}: fixed value not applied: {CATALOGUE[name].why_not} ({_target(fs, system)})")
         shadow: Config = {}  # defaults of parameters that cannot act here, for other defaults to refer to
+        probe = cls(spec, system, fs, pattern, ctx, [], {}, fixed, [], [r for r in spec.rules if r.when is None
+                                                                       or r.when.evaluate(ctx)])
+        for name, value in fixed.items():
+            bad = probe._unary_breaks(name, [value])
+            if bad:
+                raise ConfigError(f"{name}: fixed value {bad[0][0]!r} breaks rule {bad[0][1]}")
         for p in spec.params:
             scope = {**ctx, **shadow, **defaults, **fixed}
             if not _acts(p.name, p.when, ctx):
@@ -262,10 +268,6 @@ class BoundSpace:
                 r.expr.evaluate(self.env(base))
             except UnknownName as exc:
                 raise ConfigError(f"rule {r.name}: unknown name {exc.name!r} in {r.expr.text!r}") from None
-        for name, value in self.fixed.items():
-            bad = self._unary_breaks(name, [value])
-            if bad:
-                raise ConfigError(f"{name}: fixed value {bad[0][0]!r} breaks rule {bad[0][1]}")
         for p in self.active:
             values = p.values()
             bad = self._unary_breaks(name=p.name, values=values)
