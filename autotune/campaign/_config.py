@@ -182,7 +182,12 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         raise ConfigError(f"name: {name!r} must be letters, digits, '_', '.', '-' (at most 100)")
     app, metric = _parse_app(expect(d["app"], dict, "app", "a mapping"), base)
     system = load_system(str(d.get("system", "local")), base)
-    t = check_keys(d.get("target", {}), {"filesystem", "path"}, "target")
+    target = d.get("target", {})
+    if target == "model":  # `target: model`: the performance model of the system's default file system
+        if "launcher" in d and (d["launcher"] if isinstance(d["launcher"], str) else d["launcher"].get("name")) != "model":
+            raise ConfigError("target: 'model' runs on the performance model; remove the launcher or make it 'model'")
+        target, d["launcher"] = {}, d.get("launcher", {"name": "model"})
+    t = check_keys(target, {"filesystem", "path"}, "target")
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
