@@ -168,8 +168,9 @@ def _dry_run(rt: Any, trials: int | None) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from autotune.campaign import Runtime, open_study, summary_text
     from optuna.trial import TrialState
+
+    from autotune.campaign import Runtime, open_study, summary_text
 
     c = load(args)
     rt = Runtime.build(c)
@@ -247,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("autotune: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - a bug still gets one line; AUTOTUNE_DEBUG=1 shows the traceback
+    except Exception as exc:
         if os.environ.get("AUTOTUNE_DEBUG"):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

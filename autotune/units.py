@@ -33,7 +33,7 @@ def parse_size(value: object, what: str = "size") -> int:
         unit = m.group(2).lower() if m else ""
         if not m or unit not in _SIZE_UNITS:
             raise ConfigError(f"{what}: {value!r} is not a size (expected e.g. 1048576, '1MiB', '8m', '2TiB')")
-        n = int(round(float(m.group(1)) * _SIZE_UNITS[unit]))
+        n = round(float(m.group(1)) * _SIZE_UNITS[unit])
     else:
         raise ConfigError(f"{what}: {value!r} is not a size (expected bytes or e.g. '8MiB')")
     if n < 0:
@@ -87,7 +87,7 @@ def format_duration(secs: float) -> str:
     """'2h05m', '3m20s', '12.3s'."""
     if secs < 60:
         return f"{secs:.1f}s"
-    m, s = divmod(int(round(secs)), 60)
+    m, s = divmod(round(secs), 60)
     if m < 60:
         return f"{m}m{s:02d}s"
     h, m = divmod(m, 60)

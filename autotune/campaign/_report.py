@@ -9,8 +9,8 @@ import optuna
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, default_trial, ran_trials
 from autotune.hints import Settings, render
-from autotune.units import format_duration, format_size
 from autotune.space import CATALOGUE
+from autotune.units import format_duration, format_size
 
 
 def fmt_value(name: str, value: Any) -> str:

@@ -60,7 +60,7 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.St
         except KeyError:
             raise ConfigError(f"study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
     try:
-        study = optuna.create_study(study_name=c.study, storage=storage, sampler=sampler, direction=c.objective.direction,
+        study = optuna.create_study(study_name=c.study, storage=storage, sampler=sampler, direction=c.objective.direction,  # type: ignore[arg-type]
                                     load_if_exists=True)
     except ValueError as exc:
         raise ConfigError(f"study {c.study!r}: {exc}") from None

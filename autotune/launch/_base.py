@@ -124,7 +124,7 @@ class BaseLauncher(abc.ABC):
         """
         return None
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release resources (allocations, pools) at the end of a campaign."""
 
 

@@ -111,7 +111,7 @@ class Expr:
             return _BIN[type(node.op)](self._eval(node.left, env), self._eval(node.right, env))
         if isinstance(node, ast.Compare):
             left = self._eval(node.left, env)
-            for op, comp in zip(node.ops, node.comparators):
+            for op, comp in zip(node.ops, node.comparators, strict=True):
                 right = self._eval(comp, env)
                 if not _CMP[type(op)](left, right):
                     return False

@@ -119,7 +119,8 @@ class SearchSpace:
 def load_space(name: str, base: Path | None = None) -> SearchSpace:
     path = find_named("search_spaces", name, base)
     if path is None or path.stem == "rules":
-        raise ConfigError(f"space: {name!r} not found (known: {', '.join(n for n in available('search_spaces') if n != 'rules')}, or a path to a .yaml)")
+        known = ", ".join(n for n in available("search_spaces") if n != "rules")
+        raise ConfigError(f"space: {name!r} not found (known: {known}, or a path to a .yaml)")
     return SearchSpace.parse(load_yaml(path, "search space"), where=f"space {path.stem}")
 
 
@@ -158,8 +159,8 @@ class BoundSpace:
             else:
                 notices.append(f"{name}: fixed value not applied: {CATALOGUE[name].why_not} ({_target(fs, system)})")
         shadow: Config = {}  # defaults of parameters that cannot act here, for other defaults to refer to
-        probe = cls(spec, system, fs, pattern, ctx, [], {}, fixed, [], [r for r in spec.rules if r.when is None
-                                                                       or r.when.evaluate(ctx)])
+        applicable = [r for r in spec.rules if r.when is None or r.when.evaluate(ctx)]
+        probe = cls(spec, system, fs, pattern, ctx, [], {}, fixed, [], applicable)
         for name, value in fixed.items():
             bad = probe._unary_breaks(name, [value])
             if bad:
@@ -167,7 +168,8 @@ class BoundSpace:
         for p in spec.params:
             scope = {**ctx, **shadow, **defaults, **fixed}
             if not _acts(p.name, p.when, ctx):
-                why = CATALOGUE[p.name].why_not if not _acts(p.name, None, ctx) else f"its condition {p.when.text!r} is false" if p.when else ""
+                acts = _acts(p.name, None, ctx)
+                why = CATALOGUE[p.name].why_not if not acts else f"its condition {p.when.text!r} is false" if p.when else ""
                 notices.append(f"{p.name}: not searched: {why} ({_target(fs, system)})")
                 try:
                     shadow[p.name] = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default
@@ -245,7 +247,7 @@ class BoundSpace:
         """Every feasible configuration of the (thinned) grid: for exhaustive search of a model."""
         names = [p.name for p in self.active]
         for combo in itertools.product(*(p.values(max_values) for p in self.active)):
-            config = {**self.fixed, **dict(zip(names, combo))}
+            config = {**self.fixed, **dict(zip(names, combo, strict=True))}
             if self.feasible(config):
                 yield config
 

@@ -181,5 +181,6 @@ def load_system(name: str, base: Path | None = None) -> SystemProfile:
     """Load a profile by name (``search_spaces/systems/<name>.yaml``) or by path."""
     path = find_named("search_spaces/systems", name, base)
     if path is None:
-        raise ConfigError(f"system: {name!r} not found (known: {', '.join(available('search_spaces/systems'))}, or a path to a .yaml)")
+        known = ", ".join(available("search_spaces/systems"))
+        raise ConfigError(f"system: {name!r} not found (known: {known}, or a path to a .yaml)")
     return parse_system(load_yaml(path, "system profile"), source=str(path))

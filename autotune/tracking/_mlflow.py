@@ -51,11 +51,11 @@ class MlflowTracker(BaseTracker):
         found = self.client.search_runs(
             [exp_id], filter_string=f"tags.`{STUDY_TAG}` = '{info.study}' and tags.`mlflow.runName` = '{info.study}'",
             max_results=50)
-        found = [r for r in found if r.data.tags.get(STORAGE_TAG) == info.storage
-                 and "mlflow.parentRunId" not in r.data.tags]
-        if found:
-            self.parent_id = found[0].info.run_id
-            if found[0].info.status != "RUNNING":
+        mine = [r for r in found if r.data.tags.get(STORAGE_TAG) == info.storage
+                and "mlflow.parentRunId" not in r.data.tags]
+        if mine:
+            self.parent_id = mine[0].info.run_id
+            if mine[0].info.status != "RUNNING":
                 self.client.update_run(self.parent_id, status="RUNNING")
             children = self.client.search_runs([exp_id], filter_string=f"tags.`mlflow.parentRunId` = '{self.parent_id}'",
                                                max_results=50000)

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from autotune.errors import ConfigError, RegistryError
 from autotune.launch import get_launcher
 from autotune.launch._local import LocalLauncher
 from autotune.testing import LauncherContract, command_request
-from autotune.errors import ConfigError, RegistryError
 
 
 class TestLocalContract(LauncherContract):

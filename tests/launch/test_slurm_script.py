@@ -52,7 +52,7 @@ def test_shaheen_lustre_striping_and_hints(tmp_path: Path) -> None:
     text = _launcher(account="k01").describe(reqs[0])
     assert 'lfs setstripe -c 64 -S 4m "$DATA_DIR"' in text.splitlines()
     assert any(line.startswith('lfs getstripe "$DATA_DIR" >') for line in text.splitlines())
-    assert "#SBATCH --partition=workq" in text and "#SBATCH --account=k01" in text 
+    assert "#SBATCH --partition=workq" in text and "#SBATCH --account=k01" in text
     assert not any(line.startswith("#DW") for line in text.splitlines())
     hints = re.search(r"export MPICH_MPIIO_HINTS=(.*)", text)
     assert hints and "striping_factor=64" in hints.group(1) and "striping_unit=4194304" in hints.group(1)
