@@ -1,0 +1,34 @@
+"""Executors: where trials and campaigns run (serial here, or Ray: local on 127.0.0.1, or a cluster)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from autotune.execute._base import (
+    BaseExecutor,
+    campaign_resource,
+    executor_names,
+    fs_resource,
+    get_executor,
+    make_executor,
+    register_executor,
+)
+from autotune.execute._ray import RayExecutor, local_resources, print_progress
+from autotune.execute._serial import SerialExecutor
+
+if TYPE_CHECKING:
+    from autotune.campaign import Campaign, LoopResult, Runtime
+    from autotune.tracking import BaseTracker
+
+
+def run_with_executor(c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
+                      command_line: str = "", **kw: Any) -> LoopResult:
+    """Run campaign ``c`` with the executor its ``executor:`` mapping names; returns the ``LoopResult``."""
+    with make_executor(c.executor) as ex:
+        return ex.run_campaign(c, rt, tracker=tracker, command_line=command_line, **kw)
+
+
+__all__ = [
+    "BaseExecutor", "RayExecutor", "SerialExecutor", "campaign_resource", "executor_names", "fs_resource",
+    "get_executor", "local_resources", "make_executor", "print_progress", "register_executor", "run_with_executor",
+]

@@ -1,0 +1,103 @@
+"""The executor plug-in point: where a campaign's trials (or many whole campaigns) run."""
+
+from __future__ import annotations
+
+import abc
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
+
+from autotune.errors import ConfigError, RegistryError
+
+if TYPE_CHECKING:
+    from autotune.campaign import Campaign, LoopResult, Runtime
+    from autotune.tracking import BaseTracker
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def fs_resource(system: str, filesystem: str) -> str:
+    """The Ray custom resource (capacity 1) that serialises real I/O on one file system."""
+    return "autotune_fs_" + re.sub(r"[^A-Za-z0-9_]", "_", f"{system}_{filesystem}")
+
+
+def campaign_resource(c: Campaign) -> str | None:
+    """The file-system resource a campaign's trials hold, or None for model campaigns (no real I/O)."""
+    if str(c.launcher.get("name")) == "model":
+        return None
+    return fs_resource(c.system.name, c.fs.name)
+
+
+class BaseExecutor(abc.ABC):
+    """Runs campaigns.
+
+    Contract:
+    - ``run_campaign(c, rt, tracker=..., command_line=...)`` runs (or resumes) one campaign until its
+      budget is spent and returns the same ``LoopResult`` as the serial ``CampaignLoop``; the study
+      (Optuna storage) stays in the calling process and is the source of truth.
+    - ``map(fn, items)`` applies a picklable module-level ``fn`` to each item (e.g. whole campaigns)
+      and returns the results in the order of ``items``; ``resources`` may name, per item, a custom
+      resource the task must hold (one file system's lock), so real I/O on one target never overlaps.
+    - Two trials that do real I/O on the same file system never run at the same time.
+    - ``close()`` releases what the executor started (idempotent); executors are context managers.
+    - Options are validated at construction; an unknown option or name is a one-line error.
+    """
+
+    name: ClassVar[str] = ""
+    option_keys: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, options: dict[str, Any] | None = None, where: str = "executor") -> None:
+        opts = {k: v for k, v in (options or {}).items() if k != "name"}
+        unknown = sorted(set(opts) - self.option_keys)
+        if unknown:
+            raise ConfigError(f"{where}: unknown option {unknown[0]!r} for executor {self.name!r} "
+                              f"(known: {', '.join(sorted(self.option_keys)) or 'none'})")
+        self.options = opts
+
+    @abc.abstractmethod
+    def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
+                     command_line: str = "", out: TextIO | None = None) -> LoopResult:
+        """Run one campaign; trials may run in parallel where the target allows it."""
+
+    @abc.abstractmethod
+    def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[R]:
+        """``[fn(x) for x in items]``, possibly in parallel; ``progress(done, total)`` after each."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+        """Release resources (nothing by default)."""
+
+    def __enter__(self) -> BaseExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_REGISTRY: dict[str, type[BaseExecutor]] = {}
+
+
+def register_executor(cls: type[BaseExecutor]) -> type[BaseExecutor]:
+    """Class decorator adding an executor to the registry under ``cls.name``."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no name")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def executor_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_executor(name: str) -> type[BaseExecutor]:
+    """The executor class called ``name``; an unknown name is a one-line RegistryError."""
+    if name not in _REGISTRY:
+        raise RegistryError(f"executor: unknown executor {name!r} (known: {', '.join(sorted(_REGISTRY))})")
+    return _REGISTRY[name]
+
+
+def make_executor(spec: dict[str, Any] | str | None) -> BaseExecutor:
+    """An executor from a campaign's ``executor:`` mapping (``{name: ray, address: ...}``) or a name."""
+    d = {"name": spec} if isinstance(spec, str) else dict(spec or {"name": "serial"})
+    return get_executor(str(d.get("name", "serial")))(d)

@@ -1,0 +1,160 @@
+"""The Ray executor: a local Ray instance on 127.0.0.1 by default, or a cluster ``address``.
+
+One campaign: up to ``parallel`` trials at once, each a Ray task; a trial that does real I/O holds
+its file system's custom resource (capacity 1), so trials on one target never overlap while trials
+on different targets (Lustre and the burst buffer) may. Model campaigns hold no such resource.
+Many campaigns: ``map`` runs one task per campaign (``run_campaign_task``), with progress.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
+
+from autotune.errors import ConfigError
+from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource, register_executor
+
+if TYPE_CHECKING:
+    from autotune.campaign import Campaign, LoopResult, Runtime, TrialOutcome
+    from autotune.tracking import BaseTracker
+
+T = TypeVar("T")
+R = TypeVar("R")
+_RUNTIMES: dict[str, Any] = {}
+
+
+def _trial_task(c: Campaign, number: int, config: dict[str, Any], is_default: bool, retry_of: int | None,
+                incumbent: float | None) -> TrialOutcome:
+    """One trial on a Ray worker (the Runtime is built once per worker and campaign)."""
+    from autotune.campaign import Runtime, run_trial
+
+    key = f"{c.study}:{c.storage}:{id(c) if c.source is None else c.source}"
+    rt = _RUNTIMES.get(key)
+    if rt is None:
+        rt = _RUNTIMES[key] = Runtime.build(c)
+    return run_trial(rt, number, config, is_default, c.objective.repeats, retry_of=retry_of, incumbent=incumbent)
+
+
+def _apply(fn: Callable[[Any], Any], item: Any) -> Any:
+    return fn(item)
+
+
+def local_resources() -> dict[str, float]:
+    """One capacity-1 resource per file system of every known system profile."""
+    from autotune._paths import available
+    from autotune.systems import load_system
+
+    out: dict[str, float] = {}
+    for name in available("search_spaces/systems"):
+        try:
+            profile = load_system(name)
+        except Exception:  # noqa: BLE001 - a broken profile must not stop the executor
+            continue
+        for fs in profile.filesystems:
+            out[fs_resource(profile.name, fs)] = 1.0
+    return out
+
+
+@register_executor
+class RayExecutor(BaseExecutor):
+    """Trials or whole campaigns as Ray tasks. Options: ``address``, ``num_cpus``, ``parallel``."""
+
+    name: ClassVar[str] = "ray"
+    option_keys: ClassVar[frozenset[str]] = frozenset({"address", "num_cpus", "parallel", "resources"})
+
+    def __init__(self, options: dict[str, Any] | None = None, where: str = "executor") -> None:
+        super().__init__(options, where)
+        o = self.options
+        self.address: str | None = str(o["address"]) if o.get("address") else None
+        self.num_cpus = int(o.get("num_cpus") or os.cpu_count() or 1)
+        self.parallel = int(o.get("parallel") or self.num_cpus)
+        if self.num_cpus < 1 or self.parallel < 1:
+            raise ConfigError(f"{where}: num_cpus and parallel must be >= 1")
+        self.extra_resources = {str(k): float(v) for k, v in dict(o.get("resources") or {}).items()}
+        self._started = False
+
+    # --- Ray instance --------------------------------------------------------------------------
+    def start(self, needed: Sequence[str] = ()) -> None:
+        """Connect to ``address`` or start a private local instance (127.0.0.1, no token auth)."""
+        import ray
+
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            else:
+                os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+                path = os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)
+                os.environ["PYTHONPATH"] = path  # workers import the caller's modules (experiments/)
+                res = {**local_resources(), **{r: 1.0 for r in needed if r}, **self.extra_resources}
+                ray.init(num_cpus=self.num_cpus, resources=res, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False, _node_ip_address="127.0.0.1", namespace="autotune")
+                self._started = True
+        have = ray.cluster_resources()
+        missing = sorted(r for r in needed if r and have.get(r, 0) < 1)
+        if missing:
+            raise ConfigError(f"executor: the Ray cluster has no resource {missing[0]!r}: start one node with "
+                              f"`ray start ... --resources='{{\"{missing[0]}\": 1}}'` (capacity 1, one node only)")
+
+    def close(self) -> None:
+        if self._started:
+            import ray
+
+            ray.shutdown()
+            self._started = False
+
+    # --- one campaign, parallel trials -----------------------------------------------------------
+    def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
+                     command_line: str = "", out: TextIO | None = None) -> LoopResult:
+        import ray
+
+        from autotune.execute._parallel import ParallelLoop
+
+        res = campaign_resource(c)
+        self.start([res] if res else [])
+        task = ray.remote(_trial_task).options(num_cpus=1, resources={res: 1.0} if res else {}, max_retries=0)
+        c_ref = ray.put(c)
+
+        def submit(number: int, config: dict[str, Any], is_default: bool, retry_of: int | None,
+                   incumbent: float | None) -> Any:
+            return task.remote(c_ref, number, dict(config), is_default, retry_of, incumbent)
+
+        def wait(handles: Sequence[Any]) -> list[tuple[Any, TrialOutcome]]:
+            done, _ = ray.wait(list(handles), num_returns=1)
+            return [(h, ray.get(h)) for h in done]
+
+        parallel = self.parallel if res is None else 1
+        loop = ParallelLoop(c, submit=submit, wait=wait, parallel=parallel, runtime=rt, tracker=tracker,
+                            command_line=command_line, out=out)
+        return loop.run()
+
+    # --- many tasks (whole campaigns) -------------------------------------------------------------
+    def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[R]:
+        import ray
+
+        needed = [r for r in (resources or []) if r]
+        self.start(sorted(set(needed)))
+        remote = ray.remote(_apply)
+        fn_ref = ray.put(fn)
+        refs = []
+        for i, item in enumerate(items):
+            r = resources[i] if resources else None
+            refs.append(remote.options(num_cpus=1, resources={r: 1.0} if r else {}, max_retries=0).remote(fn_ref, item))
+        index = {ref: i for i, ref in enumerate(refs)}
+        out: list[Any] = [None] * len(refs)
+        left = list(refs)
+        while left:
+            done, left = ray.wait(left, num_returns=1)
+            for ref in done:
+                out[index[ref]] = ray.get(ref)
+            if progress:
+                progress(len(refs) - len(left), len(refs))
+        return out
+
+
+def print_progress(done: int, total: int, stream: TextIO = sys.stderr) -> None:
+    """A one-line progress report (``map(..., progress=print_progress)``)."""
+    print(f"\r{done}/{total} done", end="\n" if done == total else "", file=stream, flush=True)

@@ -1,0 +1,37 @@
+"""The serial executor: trials one after another in this process (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TextIO, TypeVar
+
+from autotune.execute._base import BaseExecutor, register_executor
+
+if TYPE_CHECKING:
+    from autotune.campaign import Campaign, LoopResult, Runtime
+    from autotune.tracking import BaseTracker
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@register_executor
+class SerialExecutor(BaseExecutor):
+    """Everything in the calling process, in order (no overlap by construction)."""
+
+    name = "serial"
+
+    def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
+                     command_line: str = "", out: TextIO | None = None) -> LoopResult:
+        from autotune.campaign import CampaignLoop
+
+        return CampaignLoop(c, runtime=rt, tracker=tracker, command_line=command_line, out=out).run()
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[R]:
+        out: list[R] = []
+        for item in items:
+            out.append(fn(item))
+            if progress:
+                progress(len(out), len(items))
+        return out

@@ -1,0 +1,85 @@
+"""Model-informed start: rank configurations with the performance model, propose the top ones first."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from autotune.space import BoundSpace, Config
+
+MAX_CANDIDATES = 4000
+
+
+def model_metric(space: BoundSpace, config: Mapping[str, Any], metric: str, constants: Any = None) -> float | None:
+    """The noiseless model's value of ``metric`` for ``config`` (None when the model cannot say)."""
+    from autotune.errors import AutotuneError
+    from autotune.model import predict
+
+    try:
+        pred = predict(space.pattern, space.system, space.fs.name, config, constants=constants)
+    except (AutotuneError, ValueError, KeyError, ZeroDivisionError):
+        return None
+    if metric in ("bandwidth_mib_s", "seconds"):
+        return pred.bandwidth_mib_s if metric == "bandwidth_mib_s" else pred.seconds
+    for op in ("write", "read"):
+        phases = [p for p in pred.phases if p.op == op]
+        if phases and metric in (f"{op}_bandwidth_mib_s", f"{op}_seconds"):
+            secs = sum(p.seconds for p in phases)
+            if metric.endswith("seconds"):
+                return secs
+            return sum(p.bytes for p in phases) / (1 << 20) / secs if secs > 0 else 0.0
+    return None
+
+
+def candidates(space: BoundSpace, limit: int = MAX_CANDIDATES, seed: int = 0) -> list[Config]:
+    """Feasible configurations to rank: the whole thinned grid, or ``limit`` random points of it."""
+    names = [p.name for p in space.active]
+    values = [p.values() for p in space.active]
+    total = space.size()
+    if total <= limit:
+        combos = list(itertools.product(*values))
+    else:
+        rng = np.random.default_rng(seed)
+        combos = [tuple(v[int(rng.integers(len(v)))] for v in values) for _ in range(limit)]
+    out = [{**space.fixed, **dict(zip(names, combo, strict=True))} for combo in combos]
+    out.append(space.default_config())
+    return [c for c in out if space.feasible(c)]
+
+
+def model_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3, constants: Any = None,
+                 limit: int = MAX_CANDIDATES) -> list[Config]:
+    """The ``top`` distinct configurations the model ranks best (empty when the model cannot predict)."""
+    scored: list[tuple[float, int, Config]] = []
+    for i, cfg in enumerate(candidates(space, limit)):
+        v = model_metric(space, cfg, metric, constants)
+        if v is not None and np.isfinite(v):
+            scored.append((-v if maximize else v, i, cfg))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    out: list[Config] = []
+    for _, _, cfg in scored:
+        if cfg not in out:
+            out.append(cfg)
+        if len(out) >= top:
+            break
+    return out
+
+
+def scaled_constants(space: BoundSpace, factors: Mapping[str, float]) -> Any:
+    """The profile's model constants with some multiplied (``{"ost_write_bw": 2.0}``): a mis-calibrated model."""
+    from dataclasses import fields, replace
+
+    from autotune.errors import ConfigError
+    from autotune.model import constants_for
+
+    base = constants_for(space.system, space.fs)
+    known = {f.name: f for f in fields(base)}
+    kw: dict[str, Any] = {}
+    for name, factor in factors.items():
+        if name not in known:
+            raise ConfigError(f"sampler.prior.scale: unknown model constant {name!r}")
+        value = getattr(base, name) * float(factor)
+        kw[name] = round(value) if isinstance(getattr(base, name), int) else value
+    return replace(base, **kw)

@@ -1,0 +1,64 @@
+"""Warm start from an earlier campaign of the same app on the same system (an Optuna storage + study)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState, create_trial
+
+from autotune.errors import ConfigError
+from autotune.space import BoundSpace, Config
+
+
+def load_source(storage: str, study: str) -> optuna.Study:
+    from autotune.campaign._study import make_storage
+
+    try:
+        return optuna.load_study(study_name=study, storage=make_storage(storage))
+    except KeyError:
+        raise ConfigError(f"sampler.warm_start: study {study!r} not found in {storage}") from None
+
+
+def _done(source: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    return [t for t in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if t.user_attrs.get("ran") and t.value is not None]
+
+
+def warm_configs(source: optuna.Study, space: BoundSpace, top: int) -> list[Config]:
+    """The earlier campaign's ``top`` best configurations that are valid in ``space``."""
+    maximize = source.direction == optuna.study.StudyDirection.MAXIMIZE
+    done = sorted(_done(source), key=lambda t: t.value or 0.0, reverse=maximize)
+    out: list[Config] = []
+    for t in done:
+        cfg = space.from_optuna(t.params)
+        if not all(p.name in cfg and p.contains(cfg[p.name]) for p in space.active):
+            continue
+        if space.feasible(cfg) and cfg not in out:
+            out.append(cfg)
+        if len(out) >= top:
+            break
+    return out
+
+
+def add_history(study: optuna.Study, source: optuna.Study, space: BoundSpace) -> int:
+    """Copy the earlier campaign's results into ``study`` as sampler history (not counted by the budget)."""
+    dists = space.distributions()
+    n = 0
+    for t in _done(source):
+        try:
+            params = {k: t.params[k] for k in dists}
+            study.add_trial(create_trial(params=params, distributions=dists, value=t.value,
+                                         user_attrs={"warm_start_of": t.number}))
+        except (KeyError, ValueError):
+            continue
+        n += 1
+    return n
+
+
+def warm_start(study: optuna.Study, space: BoundSpace, spec: dict[str, Any]) -> list[Config]:
+    """Add the source's history to ``study`` and return its top configurations to run first."""
+    source = load_source(str(spec["storage"]), str(spec["study"]))
+    if spec.get("history", True):
+        add_history(study, source, space)
+    return warm_configs(source, space, int(spec.get("top", 3)))
