@@ -151,8 +151,11 @@ class CampaignLoop:
         b = self.c.budget
         if isinstance(study.sampler, optuna.samplers.GridSampler) and study.sampler.is_exhausted(study):
             return "exhausted"
-        if b.trials is not None and len(ran_trials(study)) >= b.trials:
-            return "trials"
+        if b.trials is not None:
+            # trials other workers are running count too, so N workers on one storage stop at the total
+            running = len(study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
+            if len(ran_trials(study)) + running >= b.trials:
+                return "trials"
         if b.wall_time is not None:
             elapsed = time.monotonic() - started
             expected = sum(per_trial) / len(per_trial) if per_trial else 0.0

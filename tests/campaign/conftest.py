@@ -22,6 +22,7 @@ FAKE_APP = textwrap.dedent('''
         bw *= 5
     bw *= 1 + math.log2(int(p("MPIIO_CB_NODES", "1"))) / 4
     bw *= 1 + 0.01 * int(os.environ["AUTOTUNE_REPETITION"])
+    time.sleep(float(os.environ.get("FAKE_SLEEP", "0.3")))
     data = os.environ["AUTOTUNE_DATA_DIR"]
     os.makedirs(data, exist_ok=True)
     open(os.path.join(data, "blob"), "wb").write(b"x" * 1024)
