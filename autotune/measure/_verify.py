@@ -42,7 +42,7 @@ def count_aggregators(in_effect: Mapping[str, str]) -> int | None:
 def _check_cb_nodes(requested: str, in_effect: Mapping[str, str]) -> dict[str, Any] | None:
     used = count_aggregators(in_effect)
     reported = in_effect.get("cb_nodes")
-    actual = used if used is not None else (int(reported) if reported and reported.isdigit() else None)
+    actual = used if used is not None else (int(reported) if reported is not None and str(reported).isdigit() else None)
     try:
         wanted = int(_norm(requested))
     except ValueError:
