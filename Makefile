@@ -19,7 +19,7 @@ MPICC ?= mpicc
 HDF5_DIR ?= /usr/lib/x86_64-linux-gnu/hdf5/mpich
 PYTEST_ARGS ?=
 
-.PHONY: setup system demo test lint slurm-up slurm-down clean-venv
+.PHONY: setup system setup-browser demo test lint slurm-up slurm-down clean-venv
 
 setup: system $(STAMPS)/project $(STAMPS)/h5py
 	@echo "setup: ready ($(VENV))"
@@ -52,7 +52,7 @@ $(STAMPS)/builddeps: $(STAMPS)/venv
 
 # The project and its Python dependencies (wheels); runs while mpi4py compiles.
 $(STAMPS)/project: $(STAMPS)/builddeps pyproject.toml
-	$(PIP) install -e ".[tracking,ray,samplers,postgres,dev]"
+	$(PIP) install -e ".[tracking,ray,samplers,postgres,dev,report]"
 	touch $@
 
 # h5py from source against parallel HDF5; its build imports mpi4py, hence the order.
@@ -64,7 +64,13 @@ $(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
 demo: setup
 	$(VENV)/bin/autotune tune experiments/quickstart.yaml
 
-test: setup
+# Headless Chromium for the report tests (screenshots of the HTML report); idempotent.
+setup-browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "setup: installing chromium (apt)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: setup setup-browser
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
