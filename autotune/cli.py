@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("campaign", help="campaign YAML file")
     _tune_overrides(t)
     t.add_argument("--dry-run", action="store_true", help="print what each trial would run, run nothing")
+    t.add_argument("--notify", metavar="CMD", help="command run at the end with the summary on stdin (no shell)")
     s = sub.add_parser("status", help="trials, best so far, time spent")
     s.add_argument("campaign")
     _overrides(s)
@@ -124,6 +125,12 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None:
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
+    if args.notify:  # issue 6: the notification hook (autotune/report/_notify.py)
+        from autotune.report._notify import notify
+
+        warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
+        if warning:
+            print(f"autotune: warning: {warning}", file=sys.stderr)
     return 130 if result.stopped_by == "interrupted" else 0
 
 

@@ -1,0 +1,81 @@
+"""Unit tests: the margin and its bootstrap interval, the recommendation, the notification hook."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autotune.errors import ConfigError
+from autotune.report import TargetFigures, TrialRow, advantage, bootstrap_best, compare, notify, parse_notify
+
+
+def _row(n: int, reps: list[float], maximize: bool = True, default: bool = False) -> TrialRow:
+    value = max(reps) if maximize else min(reps)
+    return TrialRow(n, "COMPLETE", value, tuple(reps), {"p": n}, default, 10.0, None, None, None)
+
+
+def _fig(label: str, best: list[float], default: list[float], metric: str = "bandwidth_mib_s",
+         direction: str = "maximize") -> TargetFigures:
+    mx = direction == "maximize"
+    d, b = _row(0, default, mx, True), _row(1, best, mx)
+    return TargetFigures(label, label, label, "sqlite://", None, "app", "sys", label, "posix", metric, direction,
+                         len(best), 1, 2, [d, b], b, d, None, "", False, 20 / 3600, 0.0, 20.0)
+
+
+def test_advantage_direction() -> None:
+    assert advantage(110.0, 100.0, True) == pytest.approx(0.10)
+    assert advantage(87.0, 100.0, False) == pytest.approx(0.13)  # 13% less time
+
+
+def test_bootstrap_best_stays_within_the_repetitions() -> None:
+    s = bootstrap_best(_row(1, [90.0, 100.0, 95.0]), True, np.random.default_rng(0))
+    assert s.min() >= 90.0 and s.max() == 100.0
+
+
+def test_clear_winner_is_significant() -> None:
+    cmp = compare([_fig("slow", [100, 98, 97], [60, 59, 58]), _fig("fast", [200, 198, 195], [150, 149, 140])])
+    assert cmp.winner is not None and cmp.winner.label == "fast"
+    assert cmp.significant and cmp.margin is not None and cmp.margin.advantage == pytest.approx(1.0)
+    assert cmp.recommendation.startswith("Use fast")
+    kinds = {(v.a, v.b_kind) for v in cmp.versus}
+    assert ("fast", "default") in kinds and ("slow", "default") in kinds
+
+
+def test_within_jitter_is_not_significant() -> None:
+    cmp = compare([_fig("a", [100, 70, 80], [60, 50, 55]), _fig("b", [103, 75, 90], [60, 50, 55])])
+    assert not cmp.significant
+    assert "within the run-to-run jitter" in cmp.recommendation
+
+
+def test_minimize_ranks_the_shorter_time_first() -> None:
+    cmp = compare([_fig("lustre", [110, 112, 111], [112, 113, 114], "seconds", "minimize"),
+                   _fig("bb", [97, 98, 99], [130, 131, 132], "seconds", "minimize")])
+    assert cmp.winner is not None and cmp.winner.label == "bb"
+    assert cmp.margin is not None and cmp.margin.advantage == pytest.approx(13 / 110)
+
+
+def test_different_objectives_are_refused() -> None:
+    with pytest.raises(ConfigError, match="different objectives"):
+        compare([_fig("a", [1, 2], [1, 1]), _fig("b", [1, 2], [1, 1], "seconds", "minimize")])
+
+
+def test_notify_gets_the_summary_without_a_shell(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    script = tmp_path / "hook.py"
+    script.write_text("import os, sys\nopen(sys.argv[1], 'w').write(sys.stdin.read() + '|' + "
+                      "os.environ['AUTOTUNE_STATUS'] + '|' + os.environ['AUTOTUNE_SUMMARY'] + '|' + sys.argv[2])\n")
+    hostile = "best 1.0; $(touch pwned) `touch pwned2` && rm -rf /"
+    warning = notify(f"{sys.executable} {script} {out} 'a b;c'", hostile, "trials", tmp_path / "r.html")
+    assert warning is None
+    assert out.read_text() == f"{hostile}|trials|{hostile}|a b;c"
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_notify_failure_is_a_warning(tmp_path: Path) -> None:
+    assert "exited with 3" in (notify(f"{sys.executable} -c 'import sys; sys.exit(3)'", "s", "done") or "")
+    assert "nonexistent" in (notify("/nonexistent/hook", "s", "done") or "")
+    with pytest.raises(ConfigError):
+        parse_notify("'unbalanced")
