@@ -88,3 +88,8 @@ slurm-up:
 
 slurm-down:
 	SLURM_DIR=$(SLURM_DIR) launchers/slurm-local/down.sh
+
+# Optuna's GPSampler needs PyTorch (CPU wheel: ~40 s, +750 MiB here). Not part of `make setup`: GP is not the
+# default sampler and costs ~100 s per 40-trial campaign on 2 cores; run `make setup-gp` to use `sampler: gp`.
+setup-gp: $(STAMPS)/project
+	$(PIP) install "torch==2.13.0"

@@ -91,7 +91,7 @@ class CampaignLoop:
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
-                study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True}, skip_if_exists=True)
+                study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True})
         self._clean_stale_data()
         return study
 

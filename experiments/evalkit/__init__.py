@@ -1,0 +1,1 @@
+"""The optimizer evaluation's parts: scenarios and their true optima, methods, one campaign, reports."""

@@ -1,0 +1,123 @@
+"""Scenarios as data (experiments/scenarios.yaml) and their ground truth on the noiseless model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from autotune.campaign import Campaign, Runtime, parse_campaign
+from autotune.optimize import model_metric
+from autotune.space import BoundSpace, Config
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios.yaml"
+_KEYS = {"name", "description", "system", "filesystem", "app", "space", "metric", "held_out"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    system: str
+    filesystem: str
+    app: dict[str, Any]
+    space: Any
+    metric: str = "write_bandwidth_mib_s"
+    description: str = ""
+    held_out: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def campaign(self, **over: Any) -> Campaign:
+        """The scenario as a model campaign (in-memory storage, no tracking); ``over`` replaces top keys."""
+        app = {"name": self.name, "command": ["model"], "mpiexec": False, "ranks": self.app["ranks"],
+               "nodes": self.app.get("nodes", 1), "metric": {"extractor": "json"},
+               "pattern": {k: v for k, v in self.app.items() if k not in ("ranks", "nodes")}}
+        data: dict[str, Any] = {
+            "name": self.name, "app": app, "system": self.system, "target": {"filesystem": self.filesystem},
+            "space": self.space, "objective": {"metric": self.metric, "direction": "maximize", "repeats": 3},
+            "budget": {"trials": 40}, "launcher": {"name": "model"}, "storage": ":memory:",
+            "tracking": {"enabled": False}, "workdir": "/tmp/autotune-eval",
+        }
+        data.update(over)
+        return parse_campaign(data, Path.cwd())
+
+
+def load_scenarios(path: str | Path = SCENARIOS) -> list[Scenario]:
+    data = yaml.safe_load(Path(path).read_text())
+    out = []
+    for s in data["scenarios"]:
+        unknown = set(s) - _KEYS
+        if unknown:
+            raise ValueError(f"scenario {s.get('name')!r}: unknown keys {sorted(unknown)}")
+        out.append(Scenario(name=s["name"], system=s["system"], filesystem=s["filesystem"], app=dict(s["app"]),
+                            space=s["space"], metric=s.get("metric", "write_bandwidth_mib_s"),
+                            description=s.get("description", ""), held_out=bool(s.get("held_out", False))))
+    return out
+
+
+_SPACES: dict[str, BoundSpace] = {}
+_TRUTHS: dict[str, Truth] = {}
+
+
+def bound_space(sc: Scenario) -> BoundSpace:
+    if sc.name not in _SPACES:
+        _SPACES[sc.name] = Runtime.build(sc.campaign()).space
+    return _SPACES[sc.name]
+
+
+def _key(config: Config) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(config.items()))
+
+
+class Truth:
+    """Noiseless values of configurations (cached) and the optimum by exhaustive search."""
+
+    def __init__(self, sc: Scenario) -> None:
+        self.sc = sc
+        self.space = bound_space(sc)
+        self._cache: dict[tuple[tuple[str, Any], ...], float] = {}
+        self.optimum_config, self.optimum = self._search()
+
+    def value(self, config: Config) -> float:
+        k = _key(config)
+        if k not in self._cache:
+            v = model_metric(self.space, config, self.sc.metric)
+            self._cache[k] = float(v) if v is not None else 0.0
+        return self._cache[k]
+
+    def _search(self) -> tuple[Config, float]:
+        """Every feasible point of the thinned grid, then coordinate ascent over the full integer ranges."""
+        best_cfg, best = self.space.default_config(), -1.0
+        for cfg in self.space.grid():
+            v = self.value(cfg)
+            if v > best:
+                best_cfg, best = cfg, v
+        improved = True
+        while improved:
+            improved = False
+            for p in self.space.active:
+                full = p.values(max_values=100_000)
+                for val in full:
+                    cfg = {**best_cfg, p.name: val}
+                    if cfg != best_cfg and self.space.feasible(cfg):
+                        v = self.value(cfg)
+                        if v > best * (1 + 1e-9):
+                            best_cfg, best, improved = cfg, v, True
+        return best_cfg, best
+
+    def regret(self, config: Config) -> float:
+        return max(0.0, 1.0 - self.value(config) / self.optimum)
+
+    def summary(self) -> dict[str, Any]:
+        default = self.space.default_config()
+        return {"scenario": self.sc.name, "optimum": self.optimum, "optimum_config": self.optimum_config,
+                "default_value": self.value(default), "default_regret": self.regret(default),
+                "held_out": self.sc.held_out, "description": self.sc.description}
+
+
+def truth(sc: Scenario) -> Truth:
+    """The scenario's ground truth (computed once per process)."""
+    if sc.name not in _TRUTHS:
+        _TRUTHS[sc.name] = Truth(sc)
+    return _TRUTHS[sc.name]

@@ -1,0 +1,125 @@
+"""The optimizer evaluation: whole campaigns against the performance model (noise on, seeded), on Ray.
+
+    python -m experiments.optimizer_eval --quick --out results.json          # < 15 min here
+    python -m experiments.optimizer_eval --out experiments/results/optimizer_eval.json   # the full run
+
+Methods: ``autotune`` (our default: model-informed start, TPE, adaptive best-of-3 with re-measurement),
+``tpe``, ``gp`` (needs PyTorch), ``cmaes``, ``random``, ``ga`` (H5Tuner-style) with fixed best-of-3, and
+the rules of thumb as one-shot baselines. Studies: ``cold`` (autotune without the model start),
+``miscal`` (model start from constants off by 2x), ``cold-n1/n3/n5`` (fixed best-of-N, no model start),
+``cold+warm`` (warm start from an earlier campaign of the same app on the same system). Each campaign is
+one Ray task (``--address`` for a cluster); the records are per scenario x method x seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from experiments.evalkit.methods import SEARCH, gp_available
+from experiments.evalkit.report import markdown, plots
+from experiments.evalkit.run import Task, rule_records, run_task
+from experiments.evalkit.scenarios import SCENARIOS, load_scenarios, truth
+
+STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5")
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m experiments.optimizer_eval", description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="few seeds (3), GP on 2 scenarios x 1 seed, 300-trial overhead")
+    p.add_argument("--out", default="results.json", help="the JSON records (Markdown and PNGs next to it)")
+    p.add_argument("--seeds", type=int, help="seeds per scenario and method (default 20; --quick 3)")
+    p.add_argument("--trials", type=int, default=40, help="trial budget per campaign (default 40)")
+    p.add_argument("--scenarios", default=str(SCENARIOS), help="the scenarios file (YAML)")
+    p.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
+    p.add_argument("--methods", nargs="*", help=f"methods (default: {' '.join(SEARCH)} and the studies)")
+    p.add_argument("--gp-seeds", type=int, help="seeds for gp (slow: ~100 s per 40-trial campaign here)")
+    p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default: all; --quick 2)")
+    p.add_argument("--address", help="a Ray cluster address (default: a private local instance on 127.0.0.1)")
+    p.add_argument("--cpus", type=int, help="CPUs of the local Ray instance (default: all)")
+    p.add_argument("--overhead-trials", type=int, help="trials of the overhead measurement (default 500)")
+    return p.parse_args(argv)
+
+
+def tasks_for(args: argparse.Namespace, names: list[str], seeds: int) -> tuple[list[Task], list[str]]:
+    notes: list[str] = []
+    methods = list(args.methods) if args.methods else [*SEARCH, *STUDIES, "cold+warm"]
+    if "gp" in methods and not gp_available():
+        methods.remove("gp")
+        notes.append("gp: not run, PyTorch is not installed (`make setup-gp`)")
+    gp_seeds = args.gp_seeds if args.gp_seeds is not None else 1
+    gp_scen = args.gp_scenarios if args.gp_scenarios is not None else (2 if args.quick else 4)
+    if "gp" in methods:
+        notes.append(f"gp: {gp_seeds} seed(s) on {min(gp_scen, len(names))} scenario(s) only: Optuna's GPSampler takes "
+                     "about 100 s per 40-trial campaign on this 2-core machine")
+    tasks: list[Task] = []
+    for i, sc in enumerate(names):
+        for m in methods:
+            n = min(seeds, gp_seeds) if m == "gp" else seeds
+            if m == "gp" and i >= gp_scen:
+                continue
+            for s in range(n):
+                if m == "cold+warm":
+                    tasks.append(Task(sc, "cold", s, args.trials, args.scenarios, warm_from_seed=10_000 + s))
+                else:
+                    tasks.append(Task(sc, m, s, args.trials, args.scenarios))
+    # slow tasks first so the pool stays busy at the end
+    tasks.sort(key=lambda t: (t.method != "gp", t.warm_from_seed is None))
+    return tasks, notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    seeds = args.seeds or (3 if args.quick else 20)
+    scenarios = [s for s in load_scenarios(args.scenarios) if not args.only or s.name in args.only]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    truths = []
+    for sc in scenarios:
+        truths.append(truth(sc).summary())
+        print(f"optimum {sc.name}: {truths[-1]['optimum']:.0f} MiB/s", file=sys.stderr)
+    tasks, notes = tasks_for(args, [s.name for s in scenarios], seeds)
+    os.environ.setdefault("PYTHONHASHSEED", "0")  # the model launcher's per-run seeds use hash()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from autotune.execute import RayExecutor
+
+    ray_opts: dict[str, Any] = {"address": args.address}
+    if args.cpus:
+        ray_opts["num_cpus"] = args.cpus
+    print(f"{len(tasks)} campaigns on Ray ({args.address or 'local 127.0.0.1'})", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 20) == 0:
+            print(f"{done}/{total} campaigns  {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+    with RayExecutor(ray_opts) as ex:
+        records = ex.map(run_task, tasks, progress=progress)
+    for sc in scenarios:
+        records += rule_records(sc, list(range(seeds)))
+    from experiments.evalkit.overhead import measure_overhead
+
+    overhead = measure_overhead(scenarios[0], trials=args.overhead_trials or (300 if args.quick else 500))
+    print(f"tuner overhead: median {overhead['median_ms']:.1f} ms per trial over {overhead['trials']} trials "
+          f"(target <= 50 ms)", file=sys.stderr)
+    data = {"meta": {"command": shlex.join(["python", "-m", "experiments.optimizer_eval", *(argv or sys.argv[1:])]),
+                     "quick": args.quick, "seeds": seeds, "trials": args.trials, "notes": notes,
+                     "campaigns": len(tasks), "seconds": round(time.monotonic() - started, 1),
+                     "gp_available": gp_available()},
+            "truths": truths, "records": records, "overhead": overhead}
+    out.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    md = out.with_suffix(".md")
+    md.write_text(markdown(data))
+    pngs = plots(data, out.parent, out.stem)
+    print(f"wrote {out}, {md}, {', '.join(map(str, pngs))} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

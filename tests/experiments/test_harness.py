@@ -1,0 +1,57 @@
+"""The optimizer evaluation harness: scenarios, ground truth, a record, and a tiny run on Ray."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments.evalkit.methods import rules_of_thumb
+from experiments.evalkit.report import medians, targets
+from experiments.evalkit.run import Task, rule_records, run_task
+from experiments.evalkit.scenarios import load_scenarios, truth
+
+
+def test_scenarios_are_data_and_cover_the_seeds() -> None:
+    scen = load_scenarios()
+    names = {s.name for s in scen}
+    assert len(scen) >= 8 and {"wrf-shaheen-lustre", "wrf-shaheen-bb", "theta-ior-1m", "vpic-cori-lustre",
+                                "vpic-cori-bb"} <= names
+
+
+def test_truth_is_an_exhaustive_optimum() -> None:
+    sc = next(s for s in load_scenarios() if s.name == "vpic-cori-bb")
+    tr = truth(sc)
+    assert tr.regret(tr.optimum_config) == 0.0
+    assert all(tr.value(c) <= tr.optimum for c in tr.space.grid())
+    rules = rules_of_thumb(tr.space)
+    assert "rule:one_aggregator_per_bb_node" in rules and all(tr.space.feasible(c) for c in rules.values())
+
+
+def test_a_record_has_the_checked_fields() -> None:
+    rec = run_task(Task("vpic-cori-bb", "autotune", 0, trials=10))
+    assert {"scenario", "method", "seed", "regret", "trials_to_95", "bench_seconds_to_95"} <= set(rec)
+    assert set(rec["regret"]) == {"5", "10"} and all(0 <= v <= 1 for v in rec["regret"].values())
+    assert rec["trials_to_95"] is None or 1 <= rec["trials_to_95"] <= 10
+    rnd = run_task(Task("vpic-cori-bb", "random", 0, trials=10))
+    assert rnd["repetitions"] == 30 and rec["repetitions"] < 30
+    rules = rule_records(load_scenarios()[1], [0, 1])
+    assert rules and all(r["trials"] == 1 for r in rules)
+    med = medians([rec, rnd, *rules], 10)
+    assert ("vpic-cori-bb", "autotune") in med
+    assert "vpic-cori-bb" in targets(med, ["vpic-cori-bb"], None, 10)
+
+
+@pytest.mark.slow
+def test_tiny_harness_run_on_ray(tmp_path: Path) -> None:
+    from experiments.optimizer_eval import main
+
+    out = tmp_path / "r.json"
+    assert main(["--seeds", "1", "--trials", "6", "--only", "vpic-cori-bb", "--methods", "autotune", "random",
+                 "--overhead-trials", "10", "--cpus", "2", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    methods = {r["method"] for r in data["records"]}
+    assert {"autotune", "random", "rule:one_aggregator_per_bb_node"} <= methods
+    assert out.with_suffix(".md").exists() and (tmp_path / "r-regret-methods.png").exists()
+    assert data["overhead"]["trials"] == 10

@@ -1,0 +1,103 @@
+"""Model-informed start, warm start, campaign keys, adaptive repetitions in a campaign."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autotune.campaign import Runtime, parse_campaign, ran_trials, run_campaign
+from autotune.errors import ConfigError
+from autotune.optimize import model_metric, model_ranked, prior_spec, scaled_constants
+
+
+def campaign(tmp: Path, **over: Any) -> Any:
+    data: dict[str, Any] = {
+        "name": "opt", "system": "theta", "target": {"filesystem": "projects"},
+        "app": {"command": ["ior"], "ranks": 4096, "nodes": 256, "metric": {"extractor": "json"},
+                "pattern": {"bytes_per_rank": "1MiB", "transfer_size": "1MiB"}},
+        "space": {"use": "lustre-cray", "only": ["lustre.stripe_count", "lustre.stripe_size"]},
+        "objective": {"metric": "write_bandwidth_mib_s"}, "budget": {"trials": 8}, "launcher": {"name": "model"},
+        "storage": ":memory:", "tracking": {"enabled": False}, "workdir": str(tmp / "work"),
+    }
+    data.update(over)
+    return parse_campaign(data, tmp)
+
+
+def test_default_sampler_is_autotune_with_adaptive_repeats(tmp_path: Path) -> None:
+    c = campaign(tmp_path)
+    assert c.sampler["name"] == "autotune" and c.objective.adaptive and c.objective.remeasure == 3
+    t = campaign(tmp_path, sampler="tpe")
+    assert not t.objective.adaptive and prior_spec(t.sampler)["top"] == 0
+    assert prior_spec(c.sampler)["top"] == 3
+
+
+@pytest.mark.parametrize("over, message", [
+    ({"objective": {"adaptive": "yes"}}, "objective.adaptive"),
+    ({"objective": {"remeasure": -1}}, "objective.remeasure"),
+    ({"sampler": {"name": "autotune", "prior": {"tops": 3}}}, "unknown key 'tops'"),
+    ({"sampler": {"name": "autotune", "prior": {"scale": {"ost_write_bw": -2}}}}, "positive number"),
+    ({"sampler": {"name": "autotune", "warm_start": {"study": "x"}}}, "missing required key 'storage'"),
+    ({"sampler": {"name": "autotune", "warm_start": {"storage": "s", "study": "x", "top": -1}}}, "warm_start.top"),
+])
+def test_new_keys_are_validated(tmp_path: Path, over: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        campaign(tmp_path, **over)
+
+
+def test_model_ranking_finds_the_model_optimum(tmp_path: Path) -> None:
+    space = Runtime.build(campaign(tmp_path)).space
+    top = model_ranked(space, "write_bandwidth_mib_s", True, top=3)
+    assert len(top) == 3 and len({tuple(sorted(t.items())) for t in top}) == 3
+    values = [model_metric(space, t, "write_bandwidth_mib_s") for t in top]
+    assert values == sorted(values, reverse=True)
+    default = model_metric(space, space.default_config(), "write_bandwidth_mib_s")
+    assert values[0] is not None and default is not None and values[0] > 5 * default
+    wrong = scaled_constants(space, {"ost_write_bw": 0.5, "write_latency": 2.0})
+    assert wrong.ost_write_bw == pytest.approx(space_constants(space).ost_write_bw / 2)
+    with pytest.raises(ConfigError, match="unknown model constant"):
+        scaled_constants(space, {"nope": 2})
+
+
+def space_constants(space: Any) -> Any:
+    from autotune.model import constants_for
+
+    return constants_for(space.system, space.fs)
+
+
+def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
+    res = run_campaign(campaign(tmp_path), progress=False)
+    trials = ran_trials(res.study)
+    assert trials[0].user_attrs.get("is_default")
+    assert all(t.user_attrs.get("initial") for t in trials[1:4])
+    best = max(trials, key=lambda t: t.value or 0)
+    assert best.number in (1, 2, 3)  # the model's choice wins on the model
+    assert "recommended" in res.study.user_attrs  # re-measured before recommending
+
+
+def test_adaptive_runs_fewer_repetitions_than_fixed(tmp_path: Path) -> None:
+    base = {"sampler": {"name": "autotune", "seed": 2, "prior": False}, "budget": {"trials": 12}}
+    adaptive = run_campaign(campaign(tmp_path, **base, objective={"metric": "write_bandwidth_mib_s", "repeats": 3}),
+                            progress=False)
+    fixed = run_campaign(campaign(tmp_path, **base, objective={"metric": "write_bandwidth_mib_s", "repeats": 3,
+                                                                "adaptive": False}), progress=False)
+    reps = [sum(len(t.user_attrs["repetitions"]) for t in ran_trials(r.study)) for r in (adaptive, fixed)]
+    assert reps[1] == 36 and reps[0] < reps[1]
+
+
+def test_warm_start_enqueues_the_earlier_best_and_adds_history(tmp_path: Path) -> None:
+    storage = f"sqlite:///{tmp_path / 'earlier.db'}"
+    earlier = run_campaign(campaign(tmp_path, storage=storage, study="earlier", sampler={"name": "random", "seed": 1}),
+                           progress=False)
+    best = max(ran_trials(earlier.study), key=lambda t: t.value or 0)
+    warm = campaign(tmp_path, study="now", sampler={"name": "autotune", "prior": False,
+                                                    "warm_start": {"storage": storage, "study": "earlier", "top": 2}})
+    res = run_campaign(warm, progress=False)
+    ran = ran_trials(res.study)
+    assert ran[1].params == best.params and len(ran) == 8  # history does not count towards the budget
+    history = [t for t in res.study.trials if "warm_start_of" in t.user_attrs]
+    assert len(history) == len(ran_trials(earlier.study))
+    with pytest.raises(ConfigError, match="not found"):
+        run_campaign(campaign(tmp_path, study="x", sampler={"name": "autotune", "warm_start": {
+            "storage": storage, "study": "missing"}}), progress=False)
