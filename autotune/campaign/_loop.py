@@ -128,7 +128,7 @@ class CampaignLoop:
         done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
                 if t.user_attrs.get("ran") and t.value is not None]
         by_number = {t.number: t for t in done}
-        cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None] or [t.value])
+        cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None] or [float(t.value or 0.0)])
                  for t in done]
         extra: dict[int, list[float | None]] = {}
 
@@ -202,6 +202,8 @@ class CampaignLoop:
                                             incumbent=incumbent.value if incumbent is not None else None)
                 except (KeyboardInterrupt, _Interrupted):
                     trial.set_user_attr("error", "interrupted by the user; runs again on resume")
+                    trial.set_user_attr("ran", False)
+                    trial.set_user_attr("interrupted", True)
                     study.tell(trial, state=TrialState.FAIL)
                     enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
                     self.say(f"\ninterrupted during trial {trial.number}: run the same command to resume")
