@@ -1,0 +1,71 @@
+"""The real local comparison (h5py kernel on local disk vs /dev/shm), `autotune status` from another
+process while it runs, the HTML report in headless Chromium, the numbers against the storage and MLflow."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from report_helpers import (
+    EXPERIMENTS,
+    ROOT,
+    autotune,
+    check_against_storage,
+    colored_rows,
+    load_report,
+    mlflow_best,
+    non_white_fraction,
+    screenshot,
+)
+
+LOCAL = [str(EXPERIMENTS / "compare-local-disk.yaml"), str(EXPERIMENTS / "compare-local-shm.yaml")]
+PLOTS = ("overview", "history", "repetitions", "importance", "slices", "scaling")
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+def test_local_compare_report_in_chromium(tmp_path: Path) -> None:
+    work, rep = tmp_path / "work", tmp_path / "report"
+    cmd = [sys.executable, "-m", "autotune.cli", "compare", *LOCAL, "--report", str(rep), "--workdir", str(work),
+           "--trials", "5", "--repeats", "2"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    statuses = []
+    while proc.poll() is None:  # `autotune status` from another process while the campaign writes (SQLite)
+        if (work / "compare-local-disk" / "optuna.db").exists():
+            st = autotune("status", LOCAL[0], "--workdir", str(work / "compare-local-disk"), timeout=120)
+            statuses.append(st)
+        time.sleep(1.0)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err[-3000:]
+    ok = [s for s in statuses if s.returncode == 0]
+    assert ok and all("study compare-local-disk" in s.stdout for s in ok)
+    assert all(s.returncode == 0 or "not found" in s.stderr for s in statuses), [s.stderr for s in statuses]
+    data = load_report(rep)
+    stores = {f"compare-local-{t}": (f"sqlite:///{work / f'compare-local-{t}' / 'optuna.db'}", f"compare-local-{t}", 1)
+              for t in ("disk", "shm")}
+    check_against_storage(data, stores)
+    for t in data["targets"]:
+        uri = f"sqlite:///{work / t['campaign'] / 'mlflow.db'}"
+        assert mlflow_best(uri, t["study"], "write_bandwidth_mib_s", maximize=True) == pytest.approx(t["best_value"])
+    assert data["recommendation"] in out and data["recommendation"] in (rep / "report.md").read_text()
+    html = (rep / "report.html").read_text()
+    assert "<script" not in html and "src=\"http" not in html and "href=\"http" not in html
+    for name in PLOTS:
+        assert f"id='plot-{name}'" in html
+    # The whole page: coloured plot marks in many separate bands down the page.
+    png = tmp_path / "page.png"
+    screenshot((rep / "report.html").as_uri(), png, tmp_path / "profile")
+    rows = colored_rows(png)
+    bands = [rows[i:i + 100].sum() for i in range(0, len(rows), 100)]
+    assert sum(b > 150 for b in bands) >= 8, bands
+    # Each plot on its own (the same SVG as inline in the page): not blank, and coloured.
+    for name in PLOTS:
+        shot = tmp_path / f"{name}.png"
+        screenshot((rep / "figures" / f"{name}.svg").as_uri(), shot, tmp_path / "profile", size=(1000, 900))
+        assert non_white_fraction(shot) > 0.005, name
+        assert colored_rows(shot, 0).sum() > 100, name
