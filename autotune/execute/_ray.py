@@ -30,9 +30,11 @@ def _trial_task(c: Campaign, number: int, config: dict[str, Any], is_default: bo
     """One trial on a Ray worker (the Runtime is built once per worker and campaign)."""
     from autotune.campaign import Runtime, run_trial
 
-    key = f"{c.study}:{c.storage}:{id(c) if c.source is None else c.source}"
+    key = f"{c.name}|{c.study}|{c.storage}|{c.source}"
     rt = _RUNTIMES.get(key)
     if rt is None:
+        if len(_RUNTIMES) >= 16:
+            _RUNTIMES.clear()
         rt = _RUNTIMES[key] = Runtime.build(c)
     return run_trial(rt, number, config, is_default, c.objective.repeats, retry_of=retry_of, incumbent=incumbent)
 
