@@ -147,6 +147,13 @@ class CampaignLoop:
             if extra:
                 self.say(f"re-measured trials {', '.join(map(str, sorted(extra)))}: recommend trial {pick.key}")
 
+    @staticmethod
+    def _default_taken(study: optuna.Study, number: int) -> bool:
+        """True when an earlier trial already is (or runs) the default configuration."""
+        return any(t.number < number and t.user_attrs.get("is_default") and not t.user_attrs.get("duplicate_default")
+                   and not t.user_attrs.get("interrupted") and t.state != TrialState.WAITING
+                   for t in study.get_trials(deepcopy=False))
+
     def _budget_left(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
         b = self.c.budget
         if isinstance(study.sampler, optuna.samplers.GridSampler) and study.sampler.is_exhausted(study):
@@ -191,6 +198,10 @@ class CampaignLoop:
                                             "the space leaves almost no room; widen it or relax the rules")
                     continue
                 infeasible_row = 0
+                if is_default and self._default_taken(study, trial.number):
+                    trial.set_user_attr("duplicate_default", True)  # another worker enqueued it at the same instant
+                    study.tell(trial, state=TrialState.FAIL)
+                    continue
                 trial.set_user_attr("worker", rt.worker)
                 trial.set_user_attr("ran", True)
                 retry_of = trial.user_attrs.get("retry_of")

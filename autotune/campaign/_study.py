@@ -94,6 +94,8 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
             continue
         study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
+        study._storage.set_trial_user_attr(t._trial_id, "ran", False)  # its retry is what the budget counts
+        study._storage.set_trial_user_attr(t._trial_id, "interrupted", True)
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         enqueue_retry(study, t)
         failed.append(t.number)

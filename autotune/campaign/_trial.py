@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import zlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,7 +72,7 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
         RunRequest(
             campaign=c.study, trial=number, repetition=r, app=c.app, system=c.system, fs=c.fs, config=config,
             settings=settings, run_dir=rt.run_dir(number, r), data_dir=rt.data_dir(number, r),
-            timeout=c.budget.run_timeout, seed=hash((c.study, number, r)) & 0x7FFFFFFF, is_default=is_default,
+            timeout=c.budget.run_timeout, seed=zlib.crc32(f"{c.study}/{number}/{r}".encode()), is_default=is_default,
             previous_run_dir=rt.run_dir(retry_of, r) if retry_of is not None else None,
         )
         for r in range(repeats)
@@ -86,13 +87,13 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
     else:
         try:
             recovered = [rt.launcher.recover(r) for r in requests]
-            pending = [r for r, res in zip(requests, recovered) if res is None]
+            pending = [r for r, res in zip(requests, recovered, strict=True) if res is None]
             fresh = iter(rt.launcher.run_many(pending)) if pending else iter(())
             results = [res if res is not None else next(fresh) for res in recovered]
         finally:
             for r in requests:
                 shutil.rmtree(r.data_dir, ignore_errors=True)
-        for req, res in zip(requests, results):
+        for req, res in zip(requests, results, strict=True):
             _record(rt, outcome, req, res)
     ok = [v for v in outcome.repetitions if v is not None]
     if ok:

@@ -16,7 +16,7 @@ import pytest
 from slurm_requests import PY, make_requests
 
 from autotune.launch import BaseLauncher, get_launcher
-from autotune.testing import LauncherContract
+from autotune.testing import LauncherContract, ensure_local_slurm
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
@@ -26,12 +26,7 @@ MPI_HELLO = "from mpi4py import MPI; c = MPI.COMM_WORLD; print('rank', c.rank, '
 @pytest.fixture(scope="session", autouse=True)
 def slurm() -> Iterator[str]:
     """A running local Slurm; started with up.sh when ``sinfo`` does not answer."""
-    conf = os.environ.get("SLURM_CONF") or str(REPO / ".slurm" / "slurm.conf")
-    os.environ["SLURM_CONF"] = conf
-    proc = subprocess.run([str(REPO / "launchers/slurm-local/up.sh")], capture_output=True, text=True, check=False,
-                          timeout=600, env={**os.environ, "SLURM_DIR": str(Path(conf).parent)})
-    assert proc.returncode == 0, proc.stderr
-    yield conf
+    yield ensure_local_slurm()
 
 
 def _launcher(name: str = "slurm", **options: object) -> BaseLauncher:
