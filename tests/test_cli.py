@@ -88,3 +88,9 @@ def test_tune_status_export_on_a_command_app(tmp_path: Path) -> None:
     assert res.stdout.strip() == "romio_cb_write disable"
     res = cli("export", str(c), "--workdir", w, "--format", "json")
     assert '"romio_cb_write": "disable"' in res.stdout
+
+
+def test_model_calibrate_exits_zero_and_prints_the_table() -> None:
+    res = cli("model", "calibrate")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Shaheen 361 GB PnetCDF restart" in res.stdout and "FAIL" not in res.stdout
