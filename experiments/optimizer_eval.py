@@ -32,15 +32,16 @@ STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5")
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m experiments.optimizer_eval", description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true", help="few seeds (3), GP on 2 scenarios x 1 seed, 300-trial overhead")
+    p.add_argument("--quick", action="store_true", help="3 seeds, 300-trial overhead measurement")
     p.add_argument("--out", default="results.json", help="the JSON records (Markdown and PNGs next to it)")
     p.add_argument("--seeds", type=int, help="seeds per scenario and method (default 20; --quick 3)")
     p.add_argument("--trials", type=int, default=40, help="trial budget per campaign (default 40)")
     p.add_argument("--scenarios", default=str(SCENARIOS), help="the scenarios file (YAML)")
     p.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
     p.add_argument("--methods", nargs="*", help=f"methods (default: {' '.join(SEARCH)} and the studies)")
-    p.add_argument("--gp-seeds", type=int, help="seeds for gp (slow: ~100 s per 40-trial campaign here)")
-    p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default: all; --quick 2)")
+    p.add_argument("--study-seeds", type=int, help="seeds for the studies (cold, miscal, cold-nN, cold+warm; default: --seeds)")
+    p.add_argument("--gp-seeds", type=int, help="seeds for gp (default 1: ~100-400 s per 40-trial campaign here)")
+    p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default 1)")
     p.add_argument("--address", help="a Ray cluster address (default: a private local instance on 127.0.0.1)")
     p.add_argument("--cpus", type=int, help="CPUs of the local Ray instance (default: all)")
     p.add_argument("--overhead-trials", type=int, help="trials of the overhead measurement (default 500)")
@@ -54,14 +55,16 @@ def tasks_for(args: argparse.Namespace, names: list[str], seeds: int) -> tuple[l
         methods.remove("gp")
         notes.append("gp: not run, PyTorch is not installed (`make setup-gp`)")
     gp_seeds = args.gp_seeds if args.gp_seeds is not None else 1
-    gp_scen = args.gp_scenarios if args.gp_scenarios is not None else (2 if args.quick else 4)
+    gp_scen = args.gp_scenarios if args.gp_scenarios is not None else 1
     if "gp" in methods:
         notes.append(f"gp: {gp_seeds} seed(s) on {min(gp_scen, len(names))} scenario(s) only: Optuna's GPSampler takes "
-                     "about 100 s per 40-trial campaign on this 2-core machine")
+                     "100-400 s per 40-trial campaign on this shared 2-core machine (vs < 1 s for the others)")
     tasks: list[Task] = []
     for i, sc in enumerate(names):
         for m in methods:
             n = min(seeds, gp_seeds) if m == "gp" else seeds
+            if m in (*STUDIES, "cold+warm") and args.study_seeds:
+                n = args.study_seeds
             if m == "gp" and i >= gp_scen:
                 continue
             for s in range(n):

@@ -33,7 +33,7 @@ class Task:
 
 
 def _scenario(task: Task) -> Scenario:
-    found = [s for s in load_scenarios(task.scenarios_file or Path(__file__).parent.parent / "scenarios.yaml")
+    found = [s for s in load_scenarios(task.scenarios_file or Path(__file__).parent / "scenarios.yaml")
              if s.name == task.scenario]
     return found[0]
 

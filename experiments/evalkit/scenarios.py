@@ -1,4 +1,4 @@
-"""Scenarios as data (experiments/scenarios.yaml) and their ground truth on the noiseless model."""
+"""Scenarios as data (experiments/evalkit/scenarios.yaml) and their ground truth on the noiseless model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from autotune.campaign import Campaign, Runtime, parse_campaign
 from autotune.optimize import model_metric
 from autotune.space import BoundSpace, Config
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios.yaml"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios.yaml"  # not experiments/*.yaml: those are campaigns
 _KEYS = {"name", "description", "system", "filesystem", "app", "space", "metric", "held_out"}
 
 
