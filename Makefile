@@ -7,6 +7,8 @@
 # against the site's libraries instead.
 
 SHELL := /bin/bash
+# mpi4py compiles while the wheels install; h5py waits for mpi4py (make -j2 without asking).
+MAKEFLAGS += --jobs=2
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= python3
 VENV ?= .venv
@@ -18,6 +20,8 @@ SITE_MPI := $(if $(MPICC),yes,)
 MPICC ?= mpicc
 HDF5_DIR ?= /usr/lib/x86_64-linux-gnu/hdf5/mpich
 PYTEST_ARGS ?=
+# The MPI bindings are thin wrappers around I/O calls: -O1 without debug info builds ~1.6x faster.
+BUILD_CFLAGS ?= -O1 -g0
 
 .PHONY: setup system setup-browser demo test lint slurm-up slurm-down clean-venv
 
@@ -41,7 +45,7 @@ $(STAMPS)/venv:
 
 # mpi4py from source against the system (or site) MPI: the PyPI wheel looks for libmpi.so.12.
 $(STAMPS)/mpi4py: $(STAMPS)/venv | system
-	MPICC=$(MPICC) $(PIP) install --no-binary=mpi4py "mpi4py>=4.0"
+	CFLAGS="$(BUILD_CFLAGS)" MPICC=$(MPICC) $(PIP) install --no-binary=mpi4py "mpi4py>=4.0"
 	$(PY) -c "from mpi4py import MPI; print('mpi4py', MPI.Get_library_version().splitlines()[0])"
 	touch $@
 
@@ -57,7 +61,8 @@ $(STAMPS)/project: $(STAMPS)/builddeps pyproject.toml
 
 # h5py from source against parallel HDF5; its build imports mpi4py, hence the order.
 $(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
-	CC=$(MPICC) HDF5_MPI=ON HDF5_DIR=$(HDF5_DIR) $(PIP) install --no-binary=h5py --no-build-isolation "h5py>=3.11"
+	CFLAGS="$(BUILD_CFLAGS)" CC=$(MPICC) HDF5_MPI=ON HDF5_DIR=$(HDF5_DIR) \
+	  $(PIP) install --no-binary=h5py --no-build-isolation "h5py>=3.11"
 	$(PY) -c "import h5py; assert h5py.get_config().mpi, 'h5py built without MPI'; print('h5py', h5py.__version__, 'mpi=True')"
 	touch $@
 
@@ -65,7 +70,7 @@ demo: setup
 	$(VENV)/bin/autotune tune experiments/quickstart.yaml
 
 # Headless Chromium for the report tests (screenshots of the HTML report); idempotent.
-setup-browser:
+setup-browser: | system
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "setup: installing chromium (apt)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
