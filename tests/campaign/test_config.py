@@ -67,3 +67,11 @@ def test_defaults_put_storage_and_tracking_in_the_work_directory(tmp_path: Path,
     assert c.tracking_uri == f"sqlite:///{c.workdir}/mlflow.db"
     assert c.objective.repeats == 3 and c.objective.aggregate == "best"
     assert c.app.pattern.library == "hdf5" and c.app.pattern.layout == "strided"
+
+
+def test_target_model_runs_on_the_performance_model(tmp_path: Path) -> None:
+    c = load_campaign(write(tmp_path, {**BASE, "system": "theta", "target": "model", "space": "lustre-cray",
+                                       "app": {"kernel": "ior", "ranks": 64, "nodes": 4}}))
+    assert c.launcher["name"] == "model" and c.fs.name == "projects"
+    with pytest.raises(ConfigError, match="target: 'model' runs on the performance model"):
+        load_campaign(write(tmp_path, {**BASE, "target": "model", "launcher": "local"}))
