@@ -34,6 +34,9 @@ ifeq ($(SITE_MPI),yes)
 	@echo "setup: using site MPI ($(MPICC)) and HDF5 ($(HDF5_DIR))"
 else
 	@dpkg -s $(DEBIAN_PKGS) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	    echo "setup: needs $(DEBIAN_PKGS) (Debian, as root) or your site's MPI: make setup MPICC=... HDF5_DIR=..." >&2; \
+	    exit 1; fi; \
 	  echo "setup: installing $(DEBIAN_PKGS) (apt)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PKGS) >/dev/null; }
 endif
