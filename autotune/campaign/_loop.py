@@ -40,7 +40,7 @@ class LoopResult:
 
 
 class _Interrupted(Exception):
-    pass
+    """SIGTERM arrived: stop after failing (and re-enqueuing) the running trial."""
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
