@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -79,16 +80,15 @@ def load(args: argparse.Namespace) -> Any:
     if getattr(args, "trials", None) is not None:
         if args.trials < 1:
             raise AutotuneError(f"--trials: {args.trials} must be >= 1")
-        budget = budget.__class__(args.trials, budget.wall_time, budget.run_timeout)
+        budget = replace(budget, trials=args.trials)
     if getattr(args, "budget", None):
-        budget = budget.__class__(budget.trials if args.trials is not None else None,
-                                  parse_duration(args.budget, "--budget"), budget.run_timeout)
+        budget = replace(budget, trials=budget.trials if args.trials is not None else None,
+                         wall_time=parse_duration(args.budget, "--budget"))
     kw["budget"] = budget
     if getattr(args, "repeats", None) is not None:
         if args.repeats < 1:
             raise AutotuneError(f"--repeats: {args.repeats} must be >= 1")
-        kw["objective"] = c.objective.__class__(c.objective.metric, c.objective.direction, args.repeats,
-                                                c.objective.aggregate)
+        kw["objective"] = replace(c.objective, repeats=args.repeats)
     tracking = dict(c.tracking)
     if getattr(args, "tracking_uri", None):
         tracking["uri"] = args.tracking_uri

@@ -198,7 +198,8 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         aggregate=str(o.get("aggregate", "best")),
     )
     sampler = _parse_sampler(d)
-    adaptive = expect(o.get("adaptive", sampler["name"] == "autotune"), bool, "objective.adaptive", "true or false")
+    # Off unless asked: by default every configuration runs `repeats` times and all values are stored.
+    adaptive = expect(o.get("adaptive", False), bool, "objective.adaptive", "true or false")
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")

@@ -22,6 +22,7 @@ from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
+from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker, TrialRecord
 
 MAX_INFEASIBLE_IN_A_ROW = 1000
@@ -182,59 +183,78 @@ class CampaignLoop:
                 stop = self._budget_left(study, started, per_trial)
                 if stop:
                     return n_now, stop
-                trial = study.ask(fixed_distributions=rt.space.distributions())
-                config = rt.space.from_optuna(trial.params)
-                is_default = bool(trial.user_attrs.get("is_default", False))
-                violations = rt.space.violations(config)
-                for name, v in violations.items():
-                    trial.set_constraint(name, v)
-                broken = sorted(n for n, v in violations.items() if v > 0)
-                if broken:
-                    trial.set_user_attr("infeasible", broken)
-                    study.tell(trial, worst_value(study))
+                proposed = self._propose(study)
+                if proposed is None:
                     infeasible_row += 1
                     if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
-                        raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules (last: {', '.join(broken)}): "
-                                            "the space leaves almost no room; widen it or relax the rules")
+                        raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules: the space leaves "
+                                            "almost no room; widen it or relax the rules")
                     continue
                 infeasible_row = 0
-                if is_default and self._default_taken(study, trial.number):
-                    trial.set_user_attr("duplicate_default", True)  # another worker enqueued it at the same instant
-                    study.tell(trial, state=TrialState.FAIL)
-                    continue
-                trial.set_user_attr("worker", rt.worker)
-                trial.set_user_attr("ran", True)
+                trial, config = proposed
                 retry_of = trial.user_attrs.get("retry_of")
                 incumbent = best_trial(study) if c.objective.adaptive else None
                 try:
                     with heartbeat(study, trial):
-                        outcome = run_trial(rt, trial.number, config, is_default, c.objective.repeats,
+                        outcome = run_trial(rt, trial.number, config, bool(trial.user_attrs.get("is_default", False)),
+                                            c.objective.repeats,
                                             retry_of=int(retry_of) if retry_of is not None else None,
                                             incumbent=incumbent.value if incumbent is not None else None)
                 except (KeyboardInterrupt, _Interrupted):
-                    trial.set_user_attr("error", "interrupted by the user; runs again on resume")
-                    trial.set_user_attr("ran", False)
-                    trial.set_user_attr("interrupted", True)
-                    study.tell(trial, state=TrialState.FAIL)
-                    enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
-                    self.say(f"\ninterrupted during trial {trial.number}: run the same command to resume")
+                    self._mark_interrupted(study, [trial])
                     return n_now, "interrupted"
-                for k, v in outcome.user_attrs().items():
-                    trial.set_user_attr(k, v)
-                if outcome.ok:
-                    study.tell(trial, outcome.value)
-                else:
-                    trial.set_user_attr("error", outcome.error)
-                    study.tell(trial, state=TrialState.FAIL)
+                self._record(study, trial, outcome, bar)
                 n_now += 1
                 per_trial.append(outcome.duration)
-                self._track(outcome)
-                self._show(bar, study, outcome)
-                if self.on_trial:
-                    self.on_trial(outcome)
         finally:
             if bar is not None:
                 bar.close()
+
+    def _propose(self, study: optuna.Study) -> tuple[optuna.Trial, Config] | None:
+        """Ask for a configuration; one that breaks a rule (or a duplicate default) is told and gives None."""
+        rt = self.rt
+        trial = study.ask(fixed_distributions=rt.space.distributions())
+        config = rt.space.from_optuna(trial.params)
+        violations = rt.space.violations(config)
+        for name, v in violations.items():
+            trial.set_constraint(name, v)
+        broken = sorted(n for n, v in violations.items() if v > 0)
+        if broken:
+            trial.set_user_attr("infeasible", broken)
+            study.tell(trial, worst_value(study))
+            return None
+        if trial.user_attrs.get("is_default") and self._default_taken(study, trial.number):
+            trial.set_user_attr("duplicate_default", True)  # another worker enqueued it at the same instant
+            study.tell(trial, state=TrialState.FAIL)
+            return None
+        trial.set_user_attr("worker", rt.worker)
+        trial.set_user_attr("ran", True)
+        return trial, config
+
+    def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
+        """Store a finished trial's outcome, tell Optuna, track it and show it."""
+        for k, v in outcome.user_attrs().items():
+            trial.set_user_attr(k, v)
+        if outcome.ok:
+            study.tell(trial, outcome.value)
+        else:
+            trial.set_user_attr("error", outcome.error)
+            study.tell(trial, state=TrialState.FAIL)
+        self._track(outcome)
+        self._show(bar, study, outcome)
+        if self.on_trial:
+            self.on_trial(outcome)
+
+    def _mark_interrupted(self, study: optuna.Study, trials: list[optuna.Trial]) -> None:
+        """Ctrl-C/SIGTERM: the running trials fail, do not count, and their configurations run again."""
+        for trial in trials:
+            trial.set_user_attr("error", "interrupted by the user; runs again on resume")
+            trial.set_user_attr("ran", False)
+            trial.set_user_attr("interrupted", True)
+            study.tell(trial, state=TrialState.FAIL)
+            enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
+        numbers = ", ".join(str(t.number) for t in trials)
+        self.say(f"\ninterrupted during trial {numbers}: run the same command to resume")
 
     def _track(self, o: TrialOutcome) -> None:
         arts = {"command.txt": o.command + "\n", "hints.json": _json(o.hints)}

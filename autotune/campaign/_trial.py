@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import shutil
-import zlib
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -7,11 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import optuna
-from optuna.trial import TrialState
 
 from autotune.campaign import CampaignLoop, TrialOutcome
-from autotune.campaign._loop import MAX_INFEASIBLE_IN_A_ROW, _Interrupted, worst_value
-from autotune.campaign._study import best_trial, enqueue_retry, ran_trials
+from autotune.campaign._loop import MAX_INFEASIBLE_IN_A_ROW, _Interrupted
+from autotune.campaign._study import best_trial, ran_trials
 from autotune.errors import AutotuneError
 
 # submit(number, config, is_default, retry_of, incumbent) -> handle; wait(handles) -> finished [(handle, outcome)]
@@ -37,23 +36,6 @@ class ParallelLoop(CampaignLoop):
             return "trials"
         return self._budget_left(study, started, per_trial)
 
-    def _ask(self, study: optuna.Study) -> tuple[optuna.Trial, dict[str, Any]] | None:
-        """A feasible proposal, or None after telling an infeasible one."""
-        rt = self.rt
-        trial = study.ask(fixed_distributions=rt.space.distributions())
-        config = rt.space.from_optuna(trial.params)
-        violations = rt.space.violations(config)
-        for name, v in violations.items():
-            trial.set_constraint(name, v)
-        broken = sorted(n for n, v in violations.items() if v > 0)
-        if broken:
-            trial.set_user_attr("infeasible", broken)
-            study.tell(trial, worst_value(study))
-            return None
-        trial.set_user_attr("worker", "ray")
-        trial.set_user_attr("ran", True)
-        return trial, config
-
     def _loop(self, study: optuna.Study) -> tuple[int, str]:
         started = time.monotonic()
         per_trial: list[float] = []
@@ -64,7 +46,7 @@ class ParallelLoop(CampaignLoop):
             while True:
                 stop = self._stop(study, started, per_trial, len(pending))
                 while stop is None and len(pending) < self.parallel:
-                    asked = self._ask(study)
+                    asked = self._propose(study)
                     if asked is None:
                         infeasible_row += 1
                         if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
@@ -82,24 +64,9 @@ class ParallelLoop(CampaignLoop):
                 if not pending:
                     return n_now, stop or "trials"
                 for handle, outcome in self.wait(list(pending)):
-                    trial = pending.pop(handle)
-                    for k, v in outcome.user_attrs().items():
-                        trial.set_user_attr(k, v)
-                    if outcome.ok:
-                        study.tell(trial, outcome.value)
-                    else:
-                        trial.set_user_attr("error", outcome.error)
-                        study.tell(trial, state=TrialState.FAIL)
+                    self._record(study, pending.pop(handle), outcome, None)
                     n_now += 1
                     per_trial.append(outcome.duration)
-                    self._track(outcome)
-                    self._show(None, study, outcome)
-                    if self.on_trial:
-                        self.on_trial(outcome)
         except (KeyboardInterrupt, _Interrupted):
-            for trial in pending.values():
-                trial.set_user_attr("error", "interrupted by the user; runs again on resume")
-                study.tell(trial, state=TrialState.FAIL)
-                enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
-            self.say("\ninterrupted: run the same command to resume")
+            self._mark_interrupted(study, list(pending.values()))
             return n_now, "interrupted"

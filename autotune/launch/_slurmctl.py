@@ -111,7 +111,7 @@ def _squeue(job_id: str) -> JobInfo | None:
     line = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not line:
         return None
-    state, nodes, reason = (line[0].split("|") + ["", ""])[:3]
+    state, nodes, reason = ([*line[0].split("|"), "", ""])[:3]
     return JobInfo(job_id, state, "", nodes, reason if reason != "None" else "", None, "squeue")
 
 

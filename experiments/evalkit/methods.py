@@ -22,14 +22,15 @@ def gp_available() -> bool:
 
 
 def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
-    """Campaign keys for ``method`` (``autotune`` = our default: model prior, TPE, adaptive best-of-3)."""
+    """Campaign keys for ``method`` (``autotune`` = our default sampler: model prior + TPE, here with the
+    adaptive best-of-3 a campaign turns on with ``objective.adaptive: true``)."""
     fixed = {"repeats": 3, "adaptive": False}
     if method == "autotune":
-        return {"sampler": {"name": "autotune", "seed": seed}, "objective": {"repeats": 3}}
+        return {"sampler": {"name": "autotune", "seed": seed}, "objective": {"repeats": 3, "adaptive": True}}
     if method in ("tpe", "gp", "cmaes", "random", "ga"):
         return {"sampler": {"name": method, "seed": seed}, "objective": fixed}
     if method == "cold":  # autotune without the model-informed start
-        return {"sampler": {"name": "autotune", "seed": seed, "prior": False}, "objective": {"repeats": 3}}
+        return {"sampler": {"name": "autotune", "seed": seed, "prior": False}, "objective": {"repeats": 3, "adaptive": True}}
     if method.startswith("cold-n"):  # fixed best-of-N, no prior
         n = int(method[len("cold-n"):])
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False},
@@ -38,7 +39,7 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
         rng = np.random.default_rng(1000 + seed)
         scale = {k: float(rng.choice([0.5, 2.0])) for k in MISCAL_CONSTANTS}
         return {"sampler": {"name": "autotune", "seed": seed, "prior": {"top": 3, "scale": scale}},
-                "objective": {"repeats": 3}}
+                "objective": {"repeats": 3, "adaptive": True}}
     raise ValueError(f"unknown method {method!r}")
 
 
