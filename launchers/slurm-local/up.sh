@@ -65,6 +65,16 @@ if [[ ! -e /etc/slurm/slurm.conf || -L /etc/slurm/slurm.conf ]]; then
   mkdir -p /etc/slurm && ln -sfn "$CONF" /etc/slurm/slurm.conf
 fi
 
+# Another checkout's local Slurm (started by this script from another .slurm directory) holds the
+# ports: stop it, so that this one can start. Nothing else is touched.
+for pid in $(pgrep -f 'slurm(ctld|d) -f .*/\.slurm/slurm\.conf' || true); do
+  if ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-f $CONF"; then
+    log "stopping another checkout's slurm daemon (pid $pid)"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  fi
+done
+
 alive "$SLURM_DIR/run/slurmctld.pid" || { slurmctld -f "$CONF"; log "slurmctld started"; }
 alive "$SLURM_DIR/run/slurmd.pid" || { slurmd -f "$CONF"; log "slurmd started"; }
 
