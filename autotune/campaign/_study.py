@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import socket
 import threading
@@ -20,6 +21,7 @@ from autotune.space import BoundSpace
 
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 HEARTBEAT_S = 30
+UNCLAIMED_S = 300  # a RUNNING trial with no worker yet is another worker's, this fresh
 GRACE_S = 120
 
 
@@ -88,11 +90,15 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
     """
     host = socket.gethostname()
     failed: list[int] = []
+    now = datetime.datetime.now()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         worker = str(t.user_attrs.get("worker", ""))
         whost, _, wpid = worker.rpartition(":")
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
             continue
+        started = t.datetime_start or now
+        if not worker and (now - started).total_seconds() < UNCLAIMED_S:
+            continue  # just asked by another worker, which names itself a moment later
         study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
         study._storage.set_trial_user_attr(t._trial_id, "ran", False)  # its retry is what the budget counts
         study._storage.set_trial_user_attr(t._trial_id, "interrupted", True)

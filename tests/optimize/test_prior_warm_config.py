@@ -25,9 +25,11 @@ def campaign(tmp: Path, **over: Any) -> Any:
     return parse_campaign(data, tmp)
 
 
-def test_default_sampler_is_autotune_with_adaptive_repeats(tmp_path: Path) -> None:
+def test_default_sampler_is_autotune_and_adaptive_repeats_are_opt_in(tmp_path: Path) -> None:
     c = campaign(tmp_path)
-    assert c.sampler["name"] == "autotune" and c.objective.adaptive and c.objective.remeasure == 3
+    assert c.sampler["name"] == "autotune" and not c.objective.adaptive and c.objective.remeasure == 0
+    a = campaign(tmp_path, objective={"metric": "write_bandwidth_mib_s", "adaptive": True})
+    assert a.objective.adaptive and a.objective.remeasure == 3
     t = campaign(tmp_path, sampler="tpe")
     assert not t.objective.adaptive and prior_spec(t.sampler)["top"] == 0
     assert prior_spec(c.sampler)["top"] == 3
@@ -67,7 +69,8 @@ def space_constants(space: Any) -> Any:
 
 
 def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
-    res = run_campaign(campaign(tmp_path), progress=False)
+    res = run_campaign(campaign(tmp_path, objective={"metric": "write_bandwidth_mib_s", "adaptive": True}),
+                       progress=False)
     trials = ran_trials(res.study)
     assert trials[0].user_attrs.get("is_default")
     assert all(t.user_attrs.get("initial") for t in trials[1:4])
@@ -78,8 +81,8 @@ def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
 
 def test_adaptive_runs_fewer_repetitions_than_fixed(tmp_path: Path) -> None:
     base = {"sampler": {"name": "autotune", "seed": 2, "prior": False}, "budget": {"trials": 12}}
-    adaptive = run_campaign(campaign(tmp_path, **base, objective={"metric": "write_bandwidth_mib_s", "repeats": 3}),
-                            progress=False)
+    adaptive = run_campaign(campaign(tmp_path, **base, objective={"metric": "write_bandwidth_mib_s", "repeats": 3,
+                                                                   "adaptive": True}), progress=False)
     fixed = run_campaign(campaign(tmp_path, **base, objective={"metric": "write_bandwidth_mib_s", "repeats": 3,
                                                                 "adaptive": False}), progress=False)
     reps = [sum(len(t.user_attrs["repetitions"]) for t in ran_trials(r.study)) for r in (adaptive, fixed)]
