@@ -132,6 +132,8 @@ def slices(figs: list[TargetFigures]) -> str:
                 _empty(ax, "no varied parameter" if done else "no trial yet")
                 continue
             p = params[j]
+            if p.startswith("log2(") and p.endswith(")"):  # Optuna's name for a pow2 parameter
+                p = p[len("log2("):-1]
             xs = [r.config.get(p) for r in done]
             ys = [float(r.value or 0.0) for r in done]
             if _numeric(xs):
