@@ -65,11 +65,12 @@ if [[ ! -e /etc/slurm/slurm.conf || -L /etc/slurm/slurm.conf ]]; then
   mkdir -p /etc/slurm && ln -sfn "$CONF" /etc/slurm/slurm.conf
 fi
 
-# Another checkout's local Slurm (started by this script from another .slurm directory) holds the
-# ports: stop it, so that this one can start. Nothing else is touched.
+# A local Slurm started by this script that is not the one our pid files name (another checkout's,
+# or one whose state directory was removed) holds the ports: stop it. Nothing else is touched.
+ours=" $(cat "$SLURM_DIR/run/slurmctld.pid" "$SLURM_DIR/run/slurmd.pid" 2>/dev/null | tr '\n' ' ' || true) "
 for pid in $(pgrep -f 'slurm(ctld|d) -f .*/\.slurm/slurm\.conf' || true); do
-  if ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-f $CONF"; then
-    log "stopping another checkout's slurm daemon (pid $pid)"
+  if [[ $ours != *" $pid "* ]]; then
+    log "stopping a stale or foreign local slurm daemon (pid $pid)"
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
   fi
