@@ -6,6 +6,7 @@ import datetime
 import os
 import socket
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from autotune.space import BoundSpace
 
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 HEARTBEAT_S = 30
-UNCLAIMED_S = 300  # a RUNNING trial with no worker yet is another worker's, this fresh
+UNCLAIMED_S = 10.0  # a live worker names itself on a trial within milliseconds of asking for it
 GRACE_S = 120
 
 
@@ -82,6 +83,16 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime) -> bool:
+    """True when a RUNNING trial without a worker is still unclaimed ``UNCLAIMED_S`` after it started."""
+    started = t.datetime_start or now
+    wait = UNCLAIMED_S - (now - started).total_seconds()
+    if wait > 0:
+        time.sleep(wait)
+    fresh = study._storage.get_trial(t._trial_id)
+    return fresh.state == TrialState.RUNNING and not fresh.user_attrs.get("worker")
+
+
 def recover_interrupted(study: optuna.Study) -> list[int]:
     """Fail the trials a killed campaign left RUNNING and enqueue their configurations again.
 
@@ -96,9 +107,8 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
         whost, _, wpid = worker.rpartition(":")
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
             continue
-        started = t.datetime_start or now
-        if not worker and (now - started).total_seconds() < UNCLAIMED_S:
-            continue  # just asked by another worker, which names itself a moment later
+        if not worker and not _stays_unclaimed(study, t, now):
+            continue  # just asked by another worker, which named itself a moment later
         study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
         study._storage.set_trial_user_attr(t._trial_id, "ran", False)  # its retry is what the budget counts
         study._storage.set_trial_user_attr(t._trial_id, "interrupted", True)
