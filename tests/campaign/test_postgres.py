@@ -21,8 +21,9 @@ def test_two_workers_share_one_campaign_and_stop_at_the_total(make_campaign: Any
     study = f"pg-{uuid.uuid4().hex[:10]}"
     path = make_campaign(objective={"repeats": 1}, budget={"trials": 8})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path), "--storage", URL, "--study", study]
+    env = {**os.environ, "FAKE_SLEEP": "1.5"}  # slow enough that both workers get trials on a loaded machine
     workers = [subprocess.Popen([*cmd, "--workdir", str(tmp_path / f"w{i}")], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for i in range(2)]
+                                stderr=subprocess.PIPE, text=True, env=env) for i in range(2)]
     outs = [w.communicate(timeout=300) for w in workers]
     try:
         for w, (_, err) in zip(workers, outs, strict=True):
