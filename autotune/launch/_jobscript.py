@@ -85,10 +85,15 @@ class RepFiles:
         return self.run_dir / f"rep{self.repetition}.{suffix}"
 
 
+def job_name(first: RunRequest) -> str:
+    """``autotune-<campaign>-t<trial>``, only letters, digits, ``_.-``, at most 64 characters."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-t{first.trial}")[:64]
+
+
 def sbatch_lines(first: RunRequest, options: Mapping[str, Any], time_limit: float, log_dir: Path) -> list[str]:
     """The ``#SBATCH`` lines: name, nodes, tasks, time, account/partition/qos/constraint, logs."""
     sched = {**first.system.scheduler, **{k: v for k, v in options.items() if v is not None}}
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-t{first.trial}")[:64]
+    name = job_name(first)
     nodes = int(options.get("nodes") or first.app.nodes)
     lines = [f"#SBATCH --job-name={name}", f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks={first.app.ranks}"]
     if options.get("ntasks_per_node"):

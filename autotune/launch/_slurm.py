@@ -6,6 +6,7 @@ import json
 import os
 import re
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from autotune.launch._jobscript import (
     RepFiles,
     find_template,
     job_dw_lines,
+    job_name,
     render_template,
     safe_word,
     sbatch_lines,
@@ -34,6 +36,9 @@ from autotune.units import parse_duration
 
 MODES = ("job", "step")
 JOB_FILE = "job.json"
+SUBMITTING_FILE = "job.submitting.json"  # written before sbatch: the token that finds the job if job.json is not
+COMMENT_PREFIX = "autotune-submission:"  # + token, the job's --comment
+_OWN_SBATCH_OPTIONS = ("-J", "--job-name", "--comment")  # autotune's: they identify the job on resume
 
 
 def _read(path: Path) -> str:
@@ -41,6 +46,25 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:
         return ""
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Whole or not at all (a kill while writing leaves the previous file, or none)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _run_dirs(meta: Mapping[str, Any]) -> list[Path]:
+    return [Path(r["run_dir"]) for r in meta.get("repetitions", []) if isinstance(r, dict) and "run_dir" in r]
 
 
 @register_launcher
@@ -130,11 +154,23 @@ class SlurmLauncher(BaseLauncher):
         path.chmod(0o750)
         return path
 
-    def _record(self, group: Sequence[RunRequest], meta: dict[str, Any]) -> None:
+    def _record(self, group: Sequence[RunRequest], meta: dict[str, Any], name: str = JOB_FILE) -> dict[str, Any]:
         meta.update(submitted=time.time(), job_dir=str(group[0].run_dir),
                     repetitions=[{"repetition": r.repetition, "run_dir": str(r.run_dir)} for r in group])
         for req in group:
-            (req.run_dir / JOB_FILE).write_text(json.dumps(meta, indent=1))
+            _write_json(req.run_dir / name, meta)
+        return meta
+
+    def _submitted(self, meta: Mapping[str, Any], job_id: str) -> None:
+        """sbatch returned ``job_id``: job.json in every repetition's run dir, then the markers go."""
+        for run_dir in _run_dirs(meta):
+            _write_json(run_dir / JOB_FILE, {**meta, "job_id": job_id})
+        self._unmark(meta)
+
+    @staticmethod
+    def _unmark(meta: Mapping[str, Any]) -> None:
+        for run_dir in _run_dirs(meta):
+            (run_dir / SUBMITTING_FILE).unlink(missing_ok=True)
 
     def _run_job(self, group: Sequence[RunRequest]) -> list[RunResult]:
         try:
@@ -145,16 +181,45 @@ class SlurmLauncher(BaseLauncher):
         extra = self.options.get("sbatch_args") or []
         if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
             raise ConfigError(f"launcher.sbatch_args: {extra!r} is not a list of strings")
-        args = [f"--output={job_dir}/slurm-%j.out", f"--error={job_dir}/slurm-%j.err", f"--chdir={job_dir}", *extra]
-        limit = self._limit(group)
+        own = [x for x in extra if x.startswith(_OWN_SBATCH_OPTIONS)]
+        if own:
+            raise ConfigError(f"launcher.sbatch_args: {own[0]!r}: the job name and comment are autotune's "
+                              "(they find the job again when an interrupted campaign resumes)")
+        limit, name, token = self._limit(group), job_name(group[0]), uuid.uuid4().hex
+        try:  # before sbatch: a kill between sbatch and job.json leaves the token to find the job by
+            meta = self._record(group, {"mode": "job", "script": str(script), "limit": limit, "job_name": name,
+                                        "token": token, "work_dir": str(job_dir.absolute())}, SUBMITTING_FILE)
+        except OSError as exc:
+            return [RunResult(None, error=f"cannot write the submission marker: {exc}") for _ in group]
+        args = [f"--output={job_dir}/slurm-%j.out", f"--error={job_dir}/slurm-%j.err", f"--chdir={job_dir}", *extra,
+                f"--job-name={name}", f"--comment={COMMENT_PREFIX}{token}"]
         try:
             job_id = ctl.submit(script, args)
         except ctl.SlurmError as exc:
-            return [RunResult(None, error=str(exc), stderr=str(exc), info={"mode": "job"}) for _ in group]
-        self._record(group, {"mode": "job", "job_id": job_id, "script": str(script), "limit": limit})
+            found, why = self._submitted_anyway(meta)
+            if found is None:
+                return [RunResult(None, error=str(exc) + why, stderr=str(exc), info={"mode": "job"}) for _ in group]
+            job_id = found
+        self._submitted(meta, job_id)
         info, overrun = ctl.wait(job_id, limit, self.grace, self.poll)
         self._finished[job_id] = (info, overrun)
         return [self._collect(req, info, overrun, job_dir, limit) for req in group]
+
+    def _submitted_anyway(self, meta: Mapping[str, Any]) -> tuple[str | None, str]:
+        """After sbatch failed (a timeout, a lost answer): the job it submitted all the same, if Slurm has one.
+
+        Returns (job id or None, what to add to the error). When Slurm cannot be asked, the marker stays so
+        the question can be answered later (``recover``), and the error says a job may exist.
+        """
+        try:
+            found = ctl.find_submitted(str(meta["job_name"]), COMMENT_PREFIX + str(meta["token"]),
+                                       str(meta["work_dir"]), float(meta.get("submitted", 0)))
+        except ctl.SlurmError as exc:
+            return None, f" (and whether a job was submitted is unknown: {exc}; marker kept in {meta['job_dir']})"
+        if found:
+            return found[-1], ""
+        self._unmark(meta)
+        return None, ""
 
     def _ensure_allocation(self, first: RunRequest) -> str:
         if self.allocation is None:
@@ -227,14 +292,21 @@ class SlurmLauncher(BaseLauncher):
 
         ``previous_run_dir/job.json`` names the job: a queued or running job is waited for (with the
         same overrun watchdog), a finished one is collected. Steps died with the campaign, so a step
-        repetition is only recovered when it finished.
+        repetition is only recovered when it finished. Without job.json (killed between sbatch and
+        writing it) the submission marker's token finds the job, which is then adopted; when Slurm knows
+        no job with it, sbatch never ran: the marker goes and the repetition is submitted anew.
         """
         prev = request.previous_run_dir
-        if prev is None or not (prev / JOB_FILE).is_file():
+        if prev is None:
             return None
-        try:
-            meta = json.loads((prev / JOB_FILE).read_text())
-        except (OSError, ValueError):
+        meta = _read_json(prev / JOB_FILE)
+        if meta is None and (prev / SUBMITTING_FILE).is_file():
+            try:
+                meta = self._adopt(prev)
+            except ctl.SlurmError as exc:
+                return RunResult(None, error=f"cannot tell whether the interrupted attempt's job was submitted: {exc}",
+                                 stderr=str(exc), info={"mode": "job", "recovered_from": str(prev)})
+        if meta is None:
             return None
         job_id, limit, job_dir = str(meta.get("job_id", "")), float(meta.get("limit", 0)), Path(meta.get("job_dir", prev))
         old = replace(request, run_dir=prev)
@@ -252,6 +324,28 @@ class SlurmLauncher(BaseLauncher):
         if result is not None:
             result.info["recovered_from"] = str(prev)
         return result
+
+    def _adopt(self, prev: Path) -> dict[str, Any] | None:
+        """The job submitted with the token of ``prev``'s marker, recorded in job.json; None if there is none.
+
+        Looked up by name and comment (``squeue``, ``sacct``), else by the ``slurm-<id>.out`` it left in its
+        directory (no accounting here, and the controller forgot it). Raises SlurmError when squeue fails.
+        """
+        marker = _read_json(prev / SUBMITTING_FILE)
+        if marker is None or not marker.get("token") or not marker.get("job_name"):
+            (prev / SUBMITTING_FILE).unlink(missing_ok=True)  # written whole or not at all: not by us, no token
+            return None
+        work_dir = str(marker.get("work_dir") or marker.get("job_dir") or prev)
+        found = ctl.find_submitted(str(marker["job_name"]), COMMENT_PREFIX + str(marker["token"]), work_dir,
+                                   float(marker.get("submitted", 0)))
+        if not found:
+            logs = (re.fullmatch(r"slurm-(\d+)\.out", p.name) for p in Path(work_dir).glob("slurm-*.out"))
+            found = sorted((m.group(1) for m in logs if m), key=int)
+        if not found:
+            self._unmark(marker)
+            return None
+        self._submitted({**marker, "adopted": True}, found[-1])
+        return _read_json(prev / JOB_FILE) or {**marker, "job_id": found[-1]}
 
     def close(self) -> None:
         """Release the allocation held for step mode."""

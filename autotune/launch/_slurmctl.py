@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -122,6 +123,39 @@ def query(job_id: str) -> JobInfo:
         if info is not None:
             return info
     return JobInfo(job_id, "UNKNOWN", source="none")
+
+
+def find_submitted(name: str, comment: str, work_dir: str, since: float) -> list[str]:
+    """Ids of the jobs named ``name`` that were submitted with ``--comment=<comment>``, oldest first.
+
+    ``squeue --states=all`` answers for queued, running and recently ended jobs; then ``sacct`` (accounting
+    database) and ``sacct -c`` (jobcomp/filetxt) for jobs the controller forgot, from ``since`` (epoch
+    seconds, minus 10 min for clock skew) on. Accounting that keeps no comments (no ``job_comment`` flag,
+    jobcomp) shows an empty Comment: there a job named ``name`` that ran in ``work_dir`` counts. Raises
+    SlurmError when squeue cannot be asked (no answer is not "no job").
+    """
+    proc = _cmd(["squeue", "--noheader", "--states=all", f"--name={name}", "--format=%i|%k"])
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        raise SlurmError(f"squeue failed: {lines[-1] if lines else f'exit code {proc.returncode}'}")
+    found = [job for job, _, text in (line.strip().partition("|") for line in proc.stdout.splitlines())
+             if text == comment and job.isdigit()]
+    if found:
+        return sorted(found, key=int)
+    start = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(since - 600))
+    for extra in ([], ["-c"]):
+        proc = _cmd(["sacct", *extra, "-n", "-X", "-P", f"--name={name}", f"--starttime={start}",
+                     "--format=JobID,JobName,Comment,WorkDir"])
+        for line in proc.stdout.splitlines() if proc.returncode == 0 else []:
+            job, _, rest = line.partition("|")
+            job_name, _, rest = rest.partition("|")  # sacct -c (22.05) ignores --name
+            text, _, cwd = rest.partition("|")
+            if job.isdigit() and job_name == name and (
+                    text == comment or (not text and os.path.normpath(cwd) == os.path.normpath(work_dir))):
+                found.append(job)
+        if found:
+            return sorted(set(found), key=int)
+    return []
 
 
 def wait(job_id: str, limit: float, grace: float, poll: float) -> tuple[JobInfo, bool]:
