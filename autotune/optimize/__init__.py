@@ -3,12 +3,13 @@ with re-measurement, and warm start from earlier campaigns. Pure Python (no Ray,
 
 from autotune.optimize._adaptive import DEFAULT_MARGIN, Candidate, RepetitionPolicy, recommend, remeasure
 from autotune.optimize._ga import GASampler
-from autotune.optimize._prior import candidates, model_metric, model_ranked, scaled_constants
+from autotune.optimize._local import AutotuneSampler
+from autotune.optimize._prior import candidates, coordinate_ascent, model_metric, model_ranked, scaled_constants
 from autotune.optimize._start import PRIOR_TOP, initial_configs, prior_spec
 from autotune.optimize._warm import add_history, load_source, warm_configs, warm_start
 
 __all__ = [
-    "DEFAULT_MARGIN", "PRIOR_TOP", "Candidate", "GASampler", "RepetitionPolicy", "add_history", "candidates",
-    "initial_configs", "load_source", "model_metric", "model_ranked", "prior_spec", "recommend", "remeasure",
-    "scaled_constants", "warm_configs", "warm_start",
+    "DEFAULT_MARGIN", "PRIOR_TOP", "AutotuneSampler", "Candidate", "GASampler", "RepetitionPolicy", "add_history",
+    "candidates", "coordinate_ascent", "initial_configs", "load_source", "model_metric", "model_ranked", "prior_spec",
+    "recommend", "remeasure", "scaled_constants", "warm_configs", "warm_start",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -49,22 +49,51 @@ def candidates(space: BoundSpace, limit: int = MAX_CANDIDATES, seed: int = 0) ->
     return [c for c in out if space.feasible(c)]
 
 
+def coordinate_ascent(space: BoundSpace, score: Callable[[Config], float], start: Config,
+                      max_values: int = 100_000) -> tuple[Config, float]:
+    """Climb from ``start``: change one parameter at a time to its best feasible value (over the full
+    integer ranges) until no change improves ``score`` (larger is better)."""
+    best_cfg, best = dict(start), score(start)
+    improved = True
+    while improved:
+        improved = False
+        for p in space.active:
+            for val in p.values(max_values=max_values):
+                cfg = {**best_cfg, p.name: val}
+                if cfg != best_cfg and space.feasible(cfg):
+                    v = score(cfg)
+                    if v > best + abs(best) * 1e-9:
+                        best_cfg, best, improved = cfg, v, True
+    return best_cfg, best
+
+
 def model_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3, constants: Any = None,
                  limit: int = MAX_CANDIDATES) -> list[Config]:
-    """The ``top`` distinct configurations the model ranks best (empty when the model cannot predict)."""
-    scored: list[tuple[float, int, Config]] = []
-    for i, cfg in enumerate(candidates(space, limit)):
+    """The ``top`` distinct configurations the model ranks best (empty when the model cannot predict).
+
+    When the space is larger than ``limit`` the ranking is over a random sample, so each of the top
+    sampled configurations is then refined by coordinate ascent on the model.
+    """
+    def score(cfg: Config) -> float:
         v = model_metric(space, cfg, metric, constants)
-        if v is not None and np.isfinite(v):
-            scored.append((-v if maximize else v, i, cfg))
-    scored.sort(key=lambda t: (t[0], t[1]))
-    out: list[Config] = []
+        return float("-inf") if v is None or not np.isfinite(v) else (v if maximize else -v)
+
+    scored = [(-score(cfg), i, cfg) for i, cfg in enumerate(candidates(space, limit))]
+    scored = sorted((t for t in scored if np.isfinite(t[0])), key=lambda t: (t[0], t[1]))
+    ranked: list[Config] = []
     for _, _, cfg in scored:
+        if cfg not in ranked:
+            ranked.append(cfg)
+        if len(ranked) >= top:
+            break
+    if space.size() <= limit:
+        return ranked
+    climbed = sorted((coordinate_ascent(space, score, cfg) for cfg in ranked), key=lambda t: -t[1])
+    out: list[Config] = []
+    for cfg in [c for c, _ in climbed] + ranked:
         if cfg not in out:
             out.append(cfg)
-        if len(out) >= top:
-            break
-    return out
+    return out[:top]
 
 
 def scaled_constants(space: BoundSpace, factors: Mapping[str, float]) -> Any:

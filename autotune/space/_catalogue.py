@@ -19,6 +19,7 @@ class Known:
     acts_when: str
     why_not: str
     help: str
+    aligns_with: tuple[str, ...] = ()  # parameters whose value this one should often equal (a search move)
 
 
 _ROMIO = "system.mpi in ['mpich', 'cray-mpich']"
@@ -32,7 +33,8 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "stripe size needs a Lustre target (or Cray MPI-IO on DataWarp)",
           "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size"),
     Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)"),
+          "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)",
+          aligns_with=("lustre.stripe_count", "bb.nodes")),  # seed 000: aggregators = stripe count / BB nodes
     Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", "system.mpi == 'mpich'",
           "Cray MPI-IO ignores cb_buffer_size (its collective buffer is the stripe size)",
           "collective buffer per aggregator (ROMIO)"),

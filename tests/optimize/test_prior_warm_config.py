@@ -9,7 +9,7 @@ import pytest
 
 from autotune.campaign import Runtime, parse_campaign, ran_trials, run_campaign
 from autotune.errors import ConfigError
-from autotune.optimize import model_metric, model_ranked, prior_spec, scaled_constants
+from autotune.optimize import candidates, model_metric, model_ranked, prior_spec, scaled_constants
 
 
 def campaign(tmp: Path, **over: Any) -> Any:
@@ -53,13 +53,26 @@ def test_model_ranking_finds_the_model_optimum(tmp_path: Path) -> None:
     top = model_ranked(space, "write_bandwidth_mib_s", True, top=3)
     assert len(top) == 3 and len({tuple(sorted(t.items())) for t in top}) == 3
     values = [model_metric(space, t, "write_bandwidth_mib_s") for t in top]
-    assert values == sorted(values, reverse=True)
+    assert values == sorted(values, key=lambda v: v or 0.0, reverse=True)
     default = model_metric(space, space.default_config(), "write_bandwidth_mib_s")
     assert values[0] is not None and default is not None and values[0] > 5 * default
     wrong = scaled_constants(space, {"ost_write_bw": 0.5, "write_latency": 2.0})
     assert wrong.ost_write_bw == pytest.approx(space_constants(space).ost_write_bw / 2)
     with pytest.raises(ConfigError, match="unknown model constant"):
         scaled_constants(space, {"nope": 2})
+
+
+def test_a_sampled_ranking_is_refined_by_coordinate_ascent(tmp_path: Path) -> None:
+    """Spaces larger than the candidate limit are ranked on a sample, then climbed on the model."""
+    space = Runtime.build(campaign(tmp_path)).space
+    metric = "write_bandwidth_mib_s"
+    best_of_all = max(model_metric(space, c, metric) or 0.0 for c in candidates(space, limit=10**6))
+    sampled = max(model_metric(space, c, metric) or 0.0 for c in candidates(space, limit=20, seed=0))
+    refined = model_ranked(space, metric, True, top=3, limit=20)
+    values = [model_metric(space, c, metric) or 0.0 for c in refined]
+    assert sampled < best_of_all  # the sample alone misses the optimum ...
+    assert values[0] >= best_of_all and values == sorted(values, reverse=True)  # ... the climb finds it
+    assert len({tuple(sorted(c.items())) for c in refined}) == 3 and all(space.feasible(c) for c in refined)
 
 
 def space_constants(space: Any) -> Any:
