@@ -82,7 +82,7 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
         outcome.command = rt.launcher.describe(requests[0])
     except Exception as exc:  # noqa: BLE001 - describing is best effort
         outcome.command = f"(cannot describe: {exc})"
-    if c.objective.adaptive and incumbent is not None:
+    if c.objective.adaptive:
         _run_adaptive(rt, outcome, requests, incumbent)
     else:
         try:
@@ -102,8 +102,8 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
     return outcome
 
 
-def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float) -> None:
-    """One repetition at a time while the configuration can still beat ``incumbent``."""
+def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float | None) -> None:
+    """One repetition at a time while the configuration can still beat ``incumbent`` (None: the first one)."""
     from autotune.optimize import RepetitionPolicy
 
     objective = rt.campaign.objective

@@ -1,9 +1,12 @@
 """Adaptive best-of-N: repeat a configuration only while it can still beat the incumbent.
 
 A repetition is a benchmark run: the expensive thing. With best-of-N, a configuration whose best run
-so far, even raised by the run-to-run noise margin, stays below the incumbent cannot become the
-recommendation, so its further repetitions are skipped (racing). A configuration that may win gets
-all N. Before recommending, the top few are measured again (``remeasure``) under current conditions.
+so far, even raised by the run-to-run noise margin (``margin / k`` after k runs), stays below the
+incumbent cannot become the recommendation, so its further repetitions are skipped (racing). A
+configuration that may win gets all N. The first configuration of a campaign (the default, usually
+the slowest) gets one run: with no incumbent there is nothing to race, and it is measured again
+only if it stays among the best. Before recommending, the top few are measured again
+(``remeasure``) under current conditions, so a lucky or unlucky single run does not decide.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 
 from autotune.measure import aggregate
 
-DEFAULT_MARGIN = 0.10  # a run can be ~10% below the configuration's true value (3-5% spread, 2 sigma)
+# One run on a quiet shared file system is typically ~3% below the configuration's true speed (the
+# median slowdown of the noise model, autotune.model.NoiseModel); the best of k runs about 3%/k.
+DEFAULT_MARGIN = 0.03
 
 
 @dataclass(frozen=True)
@@ -29,11 +34,14 @@ class RepetitionPolicy:
         if len(values) >= self.max_repeats:
             return False
         ok = [v for v in values if v is not None]
-        if not self.adaptive or incumbent is None or not ok:
+        if not self.adaptive or not ok:
             return True
+        if incumbent is None:
+            return False  # the first configuration: one run, more only if it stays a contender (remeasure)
+        margin = self.margin / len(ok)  # the best of k runs is closer to the truth: the margin shrinks as 1/k
         if maximize:
-            return max(ok) * (1.0 + self.margin) >= incumbent
-        return min(ok) <= incumbent * (1.0 + self.margin)
+            return max(ok) * (1.0 + margin) >= incumbent
+        return min(ok) <= incumbent * (1.0 + margin)
 
 
 @dataclass

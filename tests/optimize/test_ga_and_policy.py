@@ -40,7 +40,10 @@ def test_repetition_policy_races_against_the_incumbent() -> None:
     assert not p.more([50.0], 100.0, True)  # cannot win: stop after one run
     assert p.more([95.0], 100.0, True)  # may win: repeat
     assert p.more([None], 100.0, True)  # a failed run: try again
-    assert p.more([120.0], None, True)  # no incumbent yet
+    assert not p.more([120.0], None, True)  # the first configuration: one run, re-measured only if it stays good
+    assert p.more([None], None, True)  # ... unless that run failed
+    assert not p.more([95.0, 93.0], 100.0, True)  # after 2 runs the margin is halved: 95 x 1.05 < 100
+    assert p.more([97.0, 93.0], 100.0, True)
     assert not p.more([2.0], 1.0, False) and p.more([1.05], 1.0, False)  # minimise
 
 
