@@ -3,11 +3,13 @@
     python -m experiments.optimizer_eval --quick --out results.json          # < 15 min here
     python -m experiments.optimizer_eval --out experiments/results/optimizer_eval.json   # the full run
 
-Methods: ``autotune`` (our default: model-informed start, TPE, adaptive best-of-3 with re-measurement),
+Methods: ``autotune`` (our default: model-informed start, TPE with pattern-search moves, adaptive best-of-3
+with re-measurement),
 ``tpe``, ``gp`` (needs PyTorch), ``cmaes``, ``random``, ``ga`` (H5Tuner-style) with fixed best-of-3, and
 the rules of thumb as one-shot baselines. Studies: ``cold`` (autotune without the model start),
 ``miscal`` (model start from constants off by 2x), ``cold-n1/n3/n5`` (fixed best-of-N, no model start),
-``cold+warm`` (warm start from an earlier campaign of the same app on the same system). Each campaign is
+``cold+warm`` (warm start from an earlier campaign of the same app on the same system), ``cold-gp`` (no
+model start, a GP instead of TPE for the first 60 trials: ``sampler.options.gp_trials``; not in --quick). Each campaign is
 one Ray task (``--address`` for a cluster); the records are per scenario x method x seed.
 """
 
@@ -27,7 +29,8 @@ from experiments.evalkit.report import markdown, plots
 from experiments.evalkit.run import Task, rule_records, run_task
 from experiments.evalkit.scenarios import SCENARIOS, load_scenarios, truth
 
-STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5")
+STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5", "cold-gp")
+SLOW = ("gp", "cold-gp")  # GPSampler: ~10-15 s per 40-trial campaign here (the others < 1 s)
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -40,25 +43,29 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
     p.add_argument("--methods", nargs="*", help=f"methods (default: {' '.join(SEARCH)} and the studies)")
     p.add_argument("--study-seeds", type=int, help="seeds for the studies (cold, miscal, cold-nN, cold+warm; default: --seeds)")
-    p.add_argument("--gp-seeds", type=int, help="seeds for gp (default 1: ~100-400 s per 40-trial campaign here)")
-    p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default 1)")
+    p.add_argument("--gp-seeds", type=int, help="seeds for gp (default: --seeds; ~10-30 s per 40-trial campaign here)")
+    p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default: all)")
     p.add_argument("--address", help="a Ray cluster address (default: a private local instance on 127.0.0.1)")
     p.add_argument("--cpus", type=int, help="CPUs of the local Ray instance (default: all)")
     p.add_argument("--overhead-trials", type=int, help="trials of the overhead measurement (default 500)")
+    p.add_argument("--resume", action="store_true", help="keep the records of a killed run (OUT.partial.jsonl)")
+    p.add_argument("--render", action="store_true", help="only write the Markdown and plots again from OUT")
     return p.parse_args(argv)
 
 
 def tasks_for(args: argparse.Namespace, names: list[str], seeds: int) -> tuple[list[Task], list[str]]:
     notes: list[str] = []
     methods = list(args.methods) if args.methods else [*SEARCH, *STUDIES, "cold+warm"]
-    if "gp" in methods and not gp_available():
-        methods.remove("gp")
-        notes.append("gp: not run, PyTorch is not installed (`make setup-gp`)")
-    gp_seeds = args.gp_seeds if args.gp_seeds is not None else 1
-    gp_scen = args.gp_scenarios if args.gp_scenarios is not None else 1
-    if "gp" in methods:
-        notes.append(f"gp: {gp_seeds} seed(s) on {min(gp_scen, len(names))} scenario(s) only: Optuna's GPSampler takes "
-                     "100-400 s per 40-trial campaign on this shared 2-core machine (vs < 1 s for the others)")
+    if not args.methods and args.quick:
+        methods.remove("cold-gp")  # a study of its own (15 s per campaign): not in the quick run
+    for m in SLOW:
+        if m in methods and not gp_available():
+            methods.remove(m)
+            notes.append(f"{m}: not run, PyTorch is not installed (`make setup-gp`)")
+    gp_seeds = args.gp_seeds if args.gp_seeds is not None else seeds
+    gp_scen = args.gp_scenarios if args.gp_scenarios is not None else len(names)
+    if "gp" in methods and (gp_seeds < seeds or gp_scen < len(names)):
+        notes.append(f"gp: {gp_seeds} seed(s) on {min(gp_scen, len(names))} scenario(s) only (--gp-seeds, --gp-scenarios)")
     tasks: list[Task] = []
     for i, sc in enumerate(names):
         for m in methods:
@@ -73,12 +80,22 @@ def tasks_for(args: argparse.Namespace, names: list[str], seeds: int) -> tuple[l
                 else:
                     tasks.append(Task(sc, m, s, args.trials, args.scenarios))
     # slow tasks first so the pool stays busy at the end
-    tasks.sort(key=lambda t: (t.method != "gp", t.warm_from_seed is None))
+    tasks.sort(key=lambda t: (t.method not in SLOW, t.warm_from_seed is None))
     return tasks, notes
+
+
+def _key(t: Task) -> tuple[Any, ...]:
+    return (t.scenario, t.method + ("+warm" if t.warm_from_seed is not None else ""), t.seed)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
+    if args.render:
+        out = Path(args.out)
+        data = json.loads(out.read_text())
+        out.with_suffix(".md").write_text(markdown(data))
+        print(f"wrote {out.with_suffix('.md')}, {', '.join(map(str, plots(data, out.parent, out.stem)))}", file=sys.stderr)
+        return 0
     seeds = args.seeds or (3 if args.quick else 20)
     scenarios = [s for s in load_scenarios(args.scenarios) if not args.only or s.name in args.only]
     out = Path(args.out)
@@ -102,8 +119,27 @@ def main(argv: list[str] | None = None) -> int:
         if done == total or done % max(1, total // 20) == 0:
             print(f"{done}/{total} campaigns  {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
 
+    partial = out.with_suffix(".partial.jsonl")  # each record as it arrives: a killed run resumes (--resume)
+    done: dict[tuple[Any, ...], dict[str, Any]] = {}
+    if args.resume and partial.exists():
+        for line in partial.read_text().splitlines():
+            rec = json.loads(line)
+            done[(rec["scenario"], rec["method"], rec["seed"])] = rec
+    elif partial.exists():
+        partial.unlink()
+    todo = [t for t in tasks if _key(t) not in done]
+    if done:
+        print(f"resuming: {len(tasks) - len(todo)} campaigns from {partial}", file=sys.stderr)
+        notes.append(f"resumed: {len(tasks) - len(todo)} of {len(tasks)} campaigns kept from an earlier run "
+                     f"({partial.name}); 'seconds' counts this run only")
+
+    def save(_: int, rec: dict[str, Any]) -> None:
+        with partial.open("a") as f:
+            f.write(json.dumps(rec, default=str) + "\n")
+
     with RayExecutor(ray_opts) as ex:
-        records = ex.map(run_task, tasks, progress=progress)
+        fresh = ex.map(run_task, todo, progress=progress, on_result=save)
+    records = [r for t in tasks if _key(t) in done for r in [done[_key(t)]]] + fresh
     for sc in scenarios:
         records += rule_records(sc, list(range(seeds)))
     from experiments.evalkit.overhead import measure_overhead
@@ -117,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                      "gp_available": gp_available()},
             "truths": truths, "records": records, "overhead": overhead}
     out.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    partial.unlink(missing_ok=True)
     md = out.with_suffix(".md")
     md.write_text(markdown(data))
     pngs = plots(data, out.parent, out.stem)

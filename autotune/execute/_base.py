@@ -62,8 +62,10 @@ class BaseExecutor(abc.ABC):
 
     @abc.abstractmethod
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[R]:
-        """``[fn(x) for x in items]``, possibly in parallel; ``progress(done, total)`` after each."""
+            progress: Callable[[int, int], None] | None = None,
+            on_result: Callable[[int, R], None] | None = None) -> list[R]:
+        """``[fn(x) for x in items]``, possibly in parallel; ``on_result(index, result)`` as each result
+        arrives (so a caller can save it before the rest finish), then ``progress(done, total)``."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release resources (nothing by default)."""

@@ -134,7 +134,8 @@ class RayExecutor(BaseExecutor):
 
     # --- many tasks (whole campaigns) -------------------------------------------------------------
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[R]:
+            progress: Callable[[int, int], None] | None = None,
+            on_result: Callable[[int, R], None] | None = None) -> list[R]:
         import ray
 
         needed = [r for r in (resources or []) if r]
@@ -152,6 +153,8 @@ class RayExecutor(BaseExecutor):
             done, left = ray.wait(left, num_returns=1)
             for ref in done:
                 out[index[ref]] = ray.get(ref)
+                if on_result:
+                    on_result(index[ref], out[index[ref]])
             if progress:
                 progress(len(refs) - len(left), len(refs))
         return out

@@ -28,10 +28,13 @@ class SerialExecutor(BaseExecutor):
         return CampaignLoop(c, runtime=rt, tracker=tracker, command_line=command_line, out=out).run()
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[R]:
+            progress: Callable[[int, int], None] | None = None,
+            on_result: Callable[[int, R], None] | None = None) -> list[R]:
         out: list[R] = []
-        for item in items:
+        for i, item in enumerate(items):
             out.append(fn(item))
+            if on_result:
+                on_result(i, out[-1])
             if progress:
                 progress(len(out), len(items))
         return out

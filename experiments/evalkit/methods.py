@@ -31,6 +31,9 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
         return {"sampler": {"name": method, "seed": seed}, "objective": fixed}
     if method == "cold":  # autotune without the model-informed start
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False}, "objective": {"repeats": 3, "adaptive": True}}
+    if method == "cold-gp":  # autotune without the model start, a GP for the first 60 trials instead of TPE
+        return {"sampler": {"name": "autotune", "seed": seed, "prior": False, "options": {"gp_trials": 60}},
+                "objective": {"repeats": 3, "adaptive": True}}
     if method.startswith("cold-n"):  # fixed best-of-N, no prior
         n = int(method[len("cold-n"):])
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False},

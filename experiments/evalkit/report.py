@@ -45,9 +45,9 @@ def targets(med: dict[tuple[str, str], dict[str, Any]], scenarios: list[str], ov
         a = med.get((sc, "autotune"))
         if not a:
             continue
-        rnd, ga = med.get((sc, "random")), med.get((sc, "ga"))
-        cold, n3 = med.get((sc, "cold")), med.get((sc, "cold-n3"))
-        mis = med.get((sc, "miscal"))
+        rnd, ga = med.get((sc, "random")) or {}, med.get((sc, "ga")) or {}
+        cold, n3 = med.get((sc, "cold")) or {}, med.get((sc, "cold-n3")) or {}
+        mis = med.get((sc, "miscal")) or {}
         res[sc] = {
             "regret5_le_10pct": a["regret@5"] is not None and a["regret@5"] <= 0.10,
             "regret20_le_3pct": a["regret@20"] is not None and a["regret@20"] <= 0.03,
@@ -94,6 +94,9 @@ def markdown(data: dict[str, Any]) -> str:
                              f"{_fmt(r['regret@20'], True)} | {_fmt(r['regret@40'], True)} | "
                              f"{_fmt(r['trials_to_95'], budget=budget)} | {_fmt(r['bench_seconds_to_95'])} | "
                              f"{_fmt(r['bench_seconds'])} | {_fmt(r['bw_gain_per_min'])} |")
+    lines += ["", "## Summary (regret after 5 / after 20 trials / trials to 95%, medians)", "", *summary_table(data)]
+    lines += ["", "## Adaptive best-of-N vs fixed N (no model start; regret after 40 trials, benchmark seconds)", "",
+              *adaptive_table(data)]
     tg = targets(med, scen, data.get("overhead"), budget)
     names = sorted({k for v in tg.values() if isinstance(v, dict) for k in v})
     lines += ["", "## Targets per scenario (autotune; adaptive/miscal rows use the cold-start variants)", "",
@@ -114,6 +117,43 @@ def markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SUMMARY = ("autotune", "tpe", "gp", "cmaes", "random", "ga", "cold", "cold-gp", "miscal", "cold+warm")
+
+
+def summary_table(data: dict[str, Any]) -> list[str]:
+    """Markdown rows: per scenario, ``regret@5/regret@20/trials to 95%`` of each method (README's table)."""
+    budget = int(data["meta"]["trials"])
+    med = medians(data["records"], budget)
+    cols = [m for m in SUMMARY if any(k[1] == m for k in med)]
+    out = ["| scenario | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for t in data["truths"]:
+        sc = t["scenario"]
+        cells = []
+        for m in cols:
+            r = med.get((sc, m))
+            pct = ["—" if not r or r[k] is None else f"{100 * r[k]:.0f}" for k in ("regret@5", "regret@20")]
+            cells.append("—" if not r else f"{pct[0]}/{pct[1]}/{_fmt(r['trials_to_95'], budget=budget)}")
+        out.append(f"| {sc}{' (held out)' if t.get('held_out') else ''} | " + " | ".join(cells) + " |")
+    return out
+
+
+def adaptive_table(data: dict[str, Any]) -> list[str]:
+    """Markdown rows: adaptive best-of-3 (``cold``) against fixed N = 1, 3, 5, seconds relative to N = 3."""
+    budget = int(data["meta"]["trials"])
+    med = medians(data["records"], budget)
+    variants = ("cold", "cold-n1", "cold-n3", "cold-n5")
+    out = ["| scenario | adaptive | N=1 | N=3 | N=5 |", "|---|---|---|---|---|"]
+    for t in data["truths"]:
+        rows = {v: med.get((t["scenario"], v)) for v in variants}
+        n3 = rows["cold-n3"]
+        if not n3 or not all(rows.values()):
+            continue
+        cells = [f"{_fmt(r['regret@40'], True)}, {_fmt(r['bench_seconds'])} s "
+                 f"({100 * r['bench_seconds'] / n3['bench_seconds']:.0f}%)" for r in rows.values() if r]
+        out.append(f"| {t['scenario']} | " + " | ".join(cells) + " |")
+    return out
+
+
 def plots(data: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
     """One PNG of median regret curves per scenario (main methods; one-shot rules as dashed lines)."""
     import matplotlib
@@ -126,7 +166,7 @@ def plots(data: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
         curves[(r["scenario"], r["method"])].append(r["regret_curve"])
     scen = [t["scenario"] for t in data["truths"]]
     groups = {"methods": [*MAIN, "rule:"], "studies": ["autotune", "cold", "miscal", "cold+warm", "cold-n1", "cold-n3",
-                                                      "cold-n5"]}
+                                                      "cold-n5", "cold-gp"]}
     written = []
     for gname, wanted in groups.items():
         cols = 4

@@ -55,3 +55,14 @@ def test_tiny_harness_run_on_ray(tmp_path: Path) -> None:
     assert {"autotune", "random", "rule:one_aggregator_per_bb_node"} <= methods
     assert out.with_suffix(".md").exists() and (tmp_path / "r-regret-methods.png").exists()
     assert data["overhead"]["trials"] == 10
+
+    # a killed run resumes: records already in OUT.partial.jsonl are kept, the others run
+    kept = next(r for r in data["records"] if r["method"] == "autotune")
+    out.with_suffix(".partial.jsonl").write_text(json.dumps({**kept, "kept": True}) + "\n")
+    assert main(["--seeds", "1", "--trials", "6", "--only", "vpic-cori-bb", "--methods", "autotune", "random",
+                 "--overhead-trials", "10", "--cpus", "2", "--out", str(out), "--resume"]) == 0
+    again = json.loads(out.read_text())["records"]
+    assert [r.get("kept") for r in again if r["method"] == "autotune"] == [True]
+    assert any(r["method"] == "random" for r in again) and not out.with_suffix(".partial.jsonl").exists()
+    out.with_suffix(".md").unlink()
+    assert main(["--out", str(out), "--render"]) == 0 and out.with_suffix(".md").exists()  # tables again from the JSON
