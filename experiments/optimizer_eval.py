@@ -24,10 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from autotune.errors import AutotuneError
 from experiments.evalkit.methods import SEARCH, gp_available
-from experiments.evalkit.report import markdown, plots
+from experiments.evalkit.report import markdown, optimum_text, plots
 from experiments.evalkit.run import Task, rule_records, run_task
-from experiments.evalkit.scenarios import SCENARIOS, load_scenarios, truth
+from experiments.evalkit.scenarios import SCENARIOS, Scenario, load_scenarios, truth
 
 STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5", "cold-gp")
 SLOW = ("gp", "cold-gp")  # GPSampler: ~10-15 s per 40-trial campaign here (the others < 1 s)
@@ -88,6 +89,24 @@ def _key(t: Task) -> tuple[Any, ...]:
     return (t.scenario, t.method + ("+warm" if t.warm_from_seed is not None else ""), t.seed)
 
 
+def _prepare(args: argparse.Namespace) -> tuple[list[Scenario], list[dict[str, Any]]]:
+    """The scenarios to run (``--only``) and their optima; a bad scenario raises with a one-line reason."""
+    scenarios = load_scenarios(args.scenarios)
+    unknown = sorted(set(args.only or []) - {s.name for s in scenarios})
+    if unknown:
+        raise ValueError(f"--only: no scenario {', '.join(map(repr, unknown))} in {args.scenarios} "
+                         f"(there are: {', '.join(s.name for s in scenarios)})")
+    scenarios = [s for s in scenarios if not args.only or s.name in args.only]
+    truths = []
+    for sc in scenarios:
+        try:
+            truths.append(truth(sc).summary())
+        except AutotuneError as exc:
+            raise ValueError(f"scenario {sc.name!r}: {exc}") from None
+        print(f"optimum {sc.name}: {optimum_text(truths[-1])}", file=sys.stderr)
+    return scenarios, truths
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
     if args.render:
@@ -97,14 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {out.with_suffix('.md')}, {', '.join(map(str, plots(data, out.parent, out.stem)))}", file=sys.stderr)
         return 0
     seeds = args.seeds or (3 if args.quick else 20)
-    scenarios = [s for s in load_scenarios(args.scenarios) if not args.only or s.name in args.only]
+    started = time.monotonic()
+    try:
+        scenarios, truths = _prepare(args)
+    except (ValueError, AutotuneError) as exc:
+        print(f"optimizer_eval: error: {exc}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    truths = []
-    for sc in scenarios:
-        truths.append(truth(sc).summary())
-        print(f"optimum {sc.name}: {truths[-1]['optimum']:.0f} MiB/s", file=sys.stderr)
     tasks, notes = tasks_for(args, [s.name for s in scenarios], seeds)
     os.environ.setdefault("PYTHONHASHSEED", "0")  # the model launcher's per-run seeds use hash()
     os.environ.setdefault("OMP_NUM_THREADS", "1")

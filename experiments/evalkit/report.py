@@ -72,6 +72,13 @@ def _fmt(v: Any, pct: bool = False, budget: int | None = None) -> str:
     return f"{v:.0f}" if isinstance(v, float) and abs(v) >= 10 else f"{v:.3g}" if isinstance(v, float) else str(v)
 
 
+def optimum_text(t: dict[str, Any]) -> str:
+    """The optimum with its unit (older records have no ``metric``: bandwidths)."""
+    if "seconds" in str(t.get("metric", "")):
+        return f"{t['optimum']:.3g} s ({t['metric']})"
+    return f"{t['optimum']:.0f} MiB/s"
+
+
 def markdown(data: dict[str, Any]) -> str:
     budget = int(data["meta"]["trials"])
     med = medians(data["records"], budget)
@@ -112,7 +119,7 @@ def markdown(data: dict[str, Any]) -> str:
     lines += ["", "## True optima (exhaustive search of the noiseless model)", "",
               "| scenario | optimum | default's regret | optimum configuration |", "|---|---|---|---|"]
     for t in data["truths"]:
-        lines.append(f"| {t['scenario']} | {t['optimum']:.0f} MiB/s | {100 * t['default_regret']:.1f}% | "
+        lines.append(f"| {t['scenario']} | {optimum_text(t)} | {100 * t['default_regret']:.1f}% | "
                      f"{', '.join(f'{k}={v}' for k, v in t['optimum_config'].items())} |")
     return "\n".join(lines) + "\n"
 
@@ -137,19 +144,37 @@ def summary_table(data: dict[str, Any]) -> list[str]:
     return out
 
 
+def median_difference(a: list[float], b: list[float], n: int = 4000, seed: int = 0) -> tuple[float, float, float]:
+    """median(a) - median(b) with a 95% percentile-bootstrap interval (seeds resampled with replacement)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diffs = (np.median(rng.choice(xa, (n, xa.size)), axis=1) - np.median(rng.choice(xb, (n, xb.size)), axis=1))
+    lo, hi = np.quantile(diffs, [0.025, 0.975])
+    return float(np.median(xa) - np.median(xb)), float(lo), float(hi)
+
+
 def adaptive_table(data: dict[str, Any]) -> list[str]:
-    """Markdown rows: adaptive best-of-3 (``cold``) against fixed N = 1, 3, 5, seconds relative to N = 3."""
+    """Markdown rows: adaptive best-of-3 (``cold``) against fixed N = 1, 3, 5, seconds relative to N = 3, and
+    the difference of final regret (adaptive - N=3) with its bootstrap interval over seeds."""
     budget = int(data["meta"]["trials"])
     med = medians(data["records"], budget)
     variants = ("cold", "cold-n1", "cold-n3", "cold-n5")
-    out = ["| scenario | adaptive | N=1 | N=3 | N=5 |", "|---|---|---|---|---|"]
+    final: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in data["records"]:
+        if r["method"] in ("cold", "cold-n3") and str(budget) in r["regret"]:
+            final[(r["scenario"], r["method"])].append(r["regret"][str(budget)])
+    out = ["| scenario | adaptive | N=1 | N=3 | N=5 | adaptive − N=3 (95% interval) |", "|---|---|---|---|---|---|"]
     for t in data["truths"]:
         rows = {v: med.get((t["scenario"], v)) for v in variants}
         n3 = rows["cold-n3"]
         if not n3 or not all(rows.values()):
             continue
-        cells = [f"{_fmt(r['regret@40'], True)}, {_fmt(r['bench_seconds'])} s "
+        cells = [f"{_fmt(r[f'regret@{budget}'], True)}, {_fmt(r['bench_seconds'])} s "
                  f"({100 * r['bench_seconds'] / n3['bench_seconds']:.0f}%)" for r in rows.values() if r]
+        d, lo, hi = median_difference(final[(t["scenario"], "cold")], final[(t["scenario"], "cold-n3")])
+        cells.append(f"{100 * d:+.1f} ({100 * lo:+.1f} … {100 * hi:+.1f}) points")
         out.append(f"| {t['scenario']} | " + " | ".join(cells) + " |")
     return out
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
 from autotune.model import simulate_run
-from autotune.optimize import Candidate, remeasure
+from autotune.optimize import Candidate, model_metric, remeasure
 from experiments.evalkit.methods import method_overrides
 from experiments.evalkit.scenarios import Scenario, load_scenarios, truth
 
@@ -41,7 +41,7 @@ def _scenario(task: Task) -> Scenario:
 def _campaign(sc: Scenario, method: str, seed: int, trials: int, study: str, storage: str = ":memory:",
               sampler_extra: dict[str, Any] | None = None) -> Any:
     over = method_overrides(method, seed, trials)
-    objective = {"metric": sc.metric, "direction": "maximize", "repeats": 3, **over.get("objective", {})}
+    objective = {"metric": sc.metric, "direction": sc.direction, "repeats": 3, **over.get("objective", {})}
     sampler = {**over["sampler"], **(sampler_extra or {})}
     return sc.campaign(objective=objective, sampler=sampler, budget={"trials": trials}, study=study, storage=storage)
 
@@ -68,14 +68,17 @@ def score(sc: Scenario, c: Any, outcomes: list[TrialOutcome], seed: int, trials:
     adaptive = c.objective.adaptive and c.objective.remeasure > 1
     ok = [(i, o) for i, o in enumerate(outcomes) if o.ok]
     cum = np.cumsum([_bench_seconds(o) for o in outcomes]) if outcomes else np.zeros(0)
+    maximize = sc.direction == "maximize"
     regret_at: list[float] = []
     extra_at: list[float] = []
+    pick_at: list[Any] = []
     for k in range(1, trials + 1):
         cands = [Candidate(i, [v for v in o.repetitions if v is not None]) for i, o in ok if i < k]
         extra = [0.0]
         if not cands:
             regret_at.append(tr.regret(rt_space.default_config()))
             extra_at.append(0.0)
+            pick_at.append(rt_space.default_config())
             continue
         if adaptive:
             def measure(key: int, n: int, k: int = k, extra: list[float] = extra) -> list[float]:
@@ -86,16 +89,18 @@ def score(sc: Scenario, c: Any, outcomes: list[TrialOutcome], seed: int, trials:
                     vals.append(float(rec["metrics"][sc.metric]))
                     extra[0] += float(rec["metrics"]["seconds"])
                 return vals
-            pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate)
+            pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate,
+                             maximize=maximize)
         else:
-            pick = max(cands, key=lambda cd: float(outcomes[cd.key].value or 0.0))
-        regret_at.append(tr.regret(outcomes[pick.key].config) if pick is not None else 1.0)
+            pick = (max if maximize else min)(cands, key=lambda cd: float(outcomes[cd.key].value or 0.0))
+        config = outcomes[pick.key].config if pick is not None else rt_space.default_config()
+        regret_at.append(tr.regret(config) if pick is not None else 1.0)
         extra_at.append(extra[0])
+        pick_at.append(config)
     n = len(outcomes)
     bench = [float(cum[min(k, n) - 1]) + extra_at[k - 1] if n else 0.0 for k in range(1, trials + 1)]
     hit = next((k for k in range(1, trials + 1) if regret_at[k - 1] <= 0.05), None)
-    default_v = tr.value(rt_space.default_config())
-    final_v = tr.optimum * (1 - regret_at[-1])
+    gain = bandwidth_gain(sc, rt_space, pick_at[-1], rt_space.default_config())
     return {
         "regret": {str(k): regret_at[k - 1] for k in CHECKPOINTS if k <= trials},
         "regret_curve": regret_at,
@@ -104,8 +109,16 @@ def score(sc: Scenario, c: Any, outcomes: list[TrialOutcome], seed: int, trials:
         "bench_seconds": bench[-1],
         "bench_seconds_curve": bench,
         "repetitions": int(sum(len(o.repetitions) for o in outcomes)),
-        "bw_gain_per_tuning_minute": (final_v - default_v) / max(bench[-1] / 60.0, 1e-9),
+        "bw_gain_per_tuning_minute": gain / max(bench[-1] / 60.0, 1e-9),
     }
+
+
+def bandwidth_gain(sc: Scenario, space: Any, final: Any, default: Any) -> float:
+    """MiB/s the recommendation gains over the default: of the metric, or for a time metric of the matching
+    bandwidth (``write_seconds`` -> ``write_bandwidth_mib_s``), on the noiseless model."""
+    metric = sc.metric.replace("seconds", "bandwidth_mib_s")
+    final_v, default_v = model_metric(space, final, metric), model_metric(space, default, metric)
+    return float(final_v or 0.0) - float(default_v or 0.0)
 
 
 def run_task(task: Task) -> dict[str, Any]:

@@ -66,3 +66,45 @@ def test_tiny_harness_run_on_ray(tmp_path: Path) -> None:
     assert any(r["method"] == "random" for r in again) and not out.with_suffix(".partial.jsonl").exists()
     out.with_suffix(".md").unlink()
     assert main(["--out", str(out), "--render"]) == 0 and out.with_suffix(".md").exists()  # tables again from the JSON
+
+
+def test_a_time_metric_is_minimised_and_its_regret_is_relative_speed() -> None:
+    """A scenario whose metric is a time: the truth minimises it, regret is 1 - T_opt / T, records follow."""
+    sc = next(s for s in load_scenarios() if s.metric == "seconds")
+    assert sc.direction == "minimize" and sc.campaign().objective.direction == "minimize"
+    tr = truth(sc)
+    secs = {tuple(sorted(c.items())): tr.metric_value(c) for c in tr.space.grid() if tr.metric_value(c) > 0}
+    assert min(secs.values()) == pytest.approx(tr.metric_value(tr.optimum_config))  # the fastest, not the slowest
+    default = tr.space.default_config()
+    assert tr.regret(default) == pytest.approx(1 - tr.metric_value(tr.optimum_config) / tr.metric_value(default))
+    rec = run_task(Task(sc.name, "autotune", 0, trials=6))
+    assert rec["regret"]["5"] <= tr.regret(default) and rec["bw_gain_per_tuning_minute"] > 0
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"name": "x", "system": "cori", "filesystem": "bb", "app": {"ranks": 4}, "space": {}, "metric": "iops"},
+     "metric 'iops' is not one the model predicts"),
+    ({"name": "x", "system": "cori", "filesystem": "bb", "app": {"ranks": 4}, "space": {}, "metric": "seconds",
+      "direction": "maximize"}, "direction 'maximize' for 'seconds': expected 'minimize'"),
+    ({"name": "x", "system": "cori", "filesystem": "bb", "app": {"ranks": 4}, "space": {}, "colour": 1},
+     r"unknown keys \['colour'\]"),
+    ({"name": "x", "system": "cori", "app": {"ranks": 4}, "space": {}}, r"missing keys \['filesystem'\]"),
+])
+def test_a_bad_scenario_is_named_with_what_was_expected(tmp_path: Path, entry: dict[str, object], message: str) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(json.dumps({"scenarios": [entry]}))
+    with pytest.raises(ValueError, match=message):
+        load_scenarios(f)
+
+
+def test_the_harness_reports_a_bad_scenario_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments.optimizer_eval import main
+
+    f = tmp_path / "s.yaml"
+    f.write_text(json.dumps({"scenarios": [{"name": "x", "system": "nowhere", "filesystem": "bb",
+                                            "app": {"ranks": 4}, "space": {"use": "datawarp-cray"}}]}))
+    assert main(["--scenarios", str(f), "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("optimizer_eval: error: scenario 'x':") and "nowhere" in err[0]
+    assert main(["--only", "no-such", "--out", str(tmp_path / "r.json")]) == 2
+    assert "--only: no scenario 'no-such'" in capsys.readouterr().err
