@@ -44,7 +44,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
     p.add_argument("--methods", nargs="*", help=f"methods (default: {' '.join(SEARCH)} and the studies)")
     p.add_argument("--study-seeds", type=int, help="seeds for the studies (cold, miscal, cold-nN, cold+warm; default: --seeds)")
-    p.add_argument("--gp-seeds", type=int, help="seeds for gp (default: --seeds; ~10-30 s per 40-trial campaign here)")
+    p.add_argument("--gp-seeds", type=int, help="seeds for gp (default: --seeds; 1 with --quick: ~20-30 s per 40-trial "
+                   "campaign here)")
     p.add_argument("--gp-scenarios", type=int, help="how many scenarios get gp (default: all)")
     p.add_argument("--address", help="a Ray cluster address (default: a private local instance on 127.0.0.1)")
     p.add_argument("--cpus", type=int, help="CPUs of the local Ray instance (default: all)")
@@ -63,7 +64,7 @@ def tasks_for(args: argparse.Namespace, names: list[str], seeds: int) -> tuple[l
         if m in methods and not gp_available():
             methods.remove(m)
             notes.append(f"{m}: not run, PyTorch is not installed (`make setup-gp`)")
-    gp_seeds = args.gp_seeds if args.gp_seeds is not None else seeds
+    gp_seeds = args.gp_seeds if args.gp_seeds is not None else (1 if args.quick else seeds)
     gp_scen = args.gp_scenarios if args.gp_scenarios is not None else len(names)
     if "gp" in methods and (gp_seeds < seeds or gp_scen < len(names)):
         notes.append(f"gp: {gp_seeds} seed(s) on {min(gp_scen, len(names))} scenario(s) only (--gp-seeds, --gp-scenarios)")
