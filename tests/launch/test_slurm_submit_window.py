@@ -77,6 +77,32 @@ def _json(path: Path) -> Mapping[str, Any]:
     return data
 
 
+SQUEUE_DOWN = "squeue: error: Unable to contact slurm controller\n"
+
+
+def _squeue_answers(monkeypatch: pytest.MonkeyPatch, returncode: int, stderr: str = "") -> None:
+    """``squeue`` answers nothing (returncode 0) or fails with ``stderr``; other Slurm commands are real."""
+    real_cmd = ctl._cmd
+
+    def fake(argv: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        if argv[0] == "squeue":
+            return subprocess.CompletedProcess(argv, returncode, "", stderr)
+        return real_cmd(argv, *args, **kwargs)
+
+    monkeypatch.setattr(ctl, "_cmd", fake)
+
+
+def _killed_before_sbatch(monkeypatch: pytest.MonkeyPatch, reqs: list[RunRequest]) -> None:
+    """The submission marker is written, then the campaign dies before sbatch runs."""
+    def killed(script: Path, args: object = (), env: object = None) -> str:
+        raise Killed(str(script))
+
+    monkeypatch.setattr(ctl, "submit", killed)
+    with pytest.raises(Killed):
+        _launcher().run_many(reqs)
+    monkeypatch.undo()
+
+
 def test_kill_after_sbatch_before_job_json_adopts_that_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reqs, name = _requests(tmp_path)
     dying = _launcher()
@@ -108,14 +134,7 @@ def test_kill_after_sbatch_before_job_json_adopts_that_job(tmp_path: Path, monke
 
 def test_marker_without_a_job_is_submitted_normally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reqs, name = _requests(tmp_path)
-
-    def killed(script: Path, args: object = (), env: object = None) -> str:
-        raise Killed(str(script))
-
-    monkeypatch.setattr(ctl, "submit", killed)  # the marker is written, sbatch never runs
-    with pytest.raises(Killed):
-        _launcher().run_many(reqs)
-    monkeypatch.undo()
+    _killed_before_sbatch(monkeypatch, reqs)
     assert all((r.run_dir / SUBMITTING_FILE).is_file() for r in reqs) and _squeue(name) == []
 
     launcher = _launcher()
@@ -139,14 +158,7 @@ def test_a_job_the_controller_forgot_is_found_in_the_completion_log(tmp_path: Pa
     assert res.ok, res.error
     meta = _json(reqs[0].run_dir / JOB_FILE)
     assert _sacct(name)
-    real_cmd = ctl._cmd
-
-    def no_squeue(argv: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        if argv[0] == "squeue":
-            return subprocess.CompletedProcess(argv, 0, "", "")
-        return real_cmd(argv, *args, **kwargs)
-
-    monkeypatch.setattr(ctl, "_cmd", no_squeue)
+    _squeue_answers(monkeypatch, 0)  # the controller forgot the job
     comment = COMMENT_PREFIX + meta["token"]
     assert ctl.find_submitted(name, comment, meta["work_dir"], meta["submitted"]) == [meta["job_id"]]
     assert ctl.find_submitted(name, comment, str(tmp_path / "elsewhere"), meta["submitted"]) == []
@@ -181,14 +193,7 @@ def test_sbatch_that_failed_without_a_job_is_a_failed_repetition(tmp_path: Path,
     results = _launcher().run_many(reqs)
     assert [r.error for r in results] == ["sbatch failed: Invalid account"] * 2 and _squeue(name) == []
     assert not any((r.run_dir / SUBMITTING_FILE).exists() for r in reqs)  # Slurm has no such job: nothing to find
-    real_cmd = ctl._cmd
-
-    def down(argv: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        if argv[0] == "squeue":
-            return subprocess.CompletedProcess(argv, 1, "", "squeue: error: Unable to contact slurm controller\n")
-        return real_cmd(argv, *args, **kwargs)
-
-    monkeypatch.setattr(ctl, "_cmd", down)
+    _squeue_answers(monkeypatch, 1, SQUEUE_DOWN)
     [res, _] = _launcher().run_many(reqs)
     assert res.error is not None and res.error.startswith("sbatch failed: Invalid account (and whether a job was "
                                                           "submitted is unknown: squeue failed")
@@ -205,21 +210,8 @@ def test_sbatch_args_cannot_set_the_name_or_comment(tmp_path: Path) -> None:
 def test_no_answer_from_squeue_is_a_failed_repetition_not_a_second_job(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     reqs, _ = _requests(tmp_path)
-
-    def killed(script: Path, args: object = (), env: object = None) -> str:
-        raise Killed(str(script))
-
-    monkeypatch.setattr(ctl, "submit", killed)
-    with pytest.raises(Killed):
-        _launcher().run_many(reqs)
-    real_cmd = ctl._cmd
-
-    def down(argv: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        if argv[0] == "squeue":
-            return subprocess.CompletedProcess(argv, 1, "", "squeue: error: Unable to contact slurm controller\n")
-        return real_cmd(argv, *args, **kwargs)
-
-    monkeypatch.setattr(ctl, "_cmd", down)
+    _killed_before_sbatch(monkeypatch, reqs)
+    _squeue_answers(monkeypatch, 1, SQUEUE_DOWN)
     res = _launcher().recover(_resumed(reqs, tmp_path)[0])
     assert res is not None and not res.ok and res.error == (
         "cannot tell whether the interrupted attempt's job was submitted: "
