@@ -59,6 +59,8 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.Bas
             from autotune.optimize import GASampler
 
             return GASampler(seed=seed, **options)
+        if name in ("random", "grid") and options:
+            raise ConfigError(f"sampler.options: {sorted(options)}: sampler {name} takes no options")
         if name == "random":
             return optuna.samplers.RandomSampler(seed=seed)
         if name == "grid":

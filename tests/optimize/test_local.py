@@ -78,6 +78,8 @@ def test_autotune_sampler_is_the_default_and_options_are_checked(tmp_path: Path)
     with pytest.raises(ConfigError, match="local_fraction"):
         make_sampler({"name": "autotune", "options": {"local_fraction": 2}}, space)
     assert make_sampler({"name": "autotune"}, space).early is None  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match=r"sampler.options: \['n_startup_trials'\]: sampler random takes no options"):
+        make_sampler({"name": "random", "options": {"n_startup_trials": 3}}, space)
 
 
 def test_gp_trials_put_a_gp_before_tpe(tmp_path: Path) -> None:
