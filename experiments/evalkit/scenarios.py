@@ -117,6 +117,9 @@ class Truth:
         self.maximize = sc.direction == "maximize"
         self.method = ""
         self.optimum_config, self.optimum = self._search()
+        if not self.optimum > 0:
+            raise ValueError(f"scenario {sc.name!r}: the model predicts no {sc.metric} for any configuration "
+                             "(a read metric needs a read phase: app.phases)")
 
     def value(self, config: Config) -> float:
         k = _key(config)

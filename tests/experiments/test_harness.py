@@ -106,5 +106,10 @@ def test_the_harness_reports_a_bad_scenario_in_one_line(tmp_path: Path, capsys: 
     assert main(["--scenarios", str(f), "--out", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("optimizer_eval: error: scenario 'x':") and "nowhere" in err[0]
+    f.write_text(json.dumps({"scenarios": [{"name": "y", "system": "cori", "filesystem": "bb", "metric": "read_seconds",
+                                            "app": {"ranks": 64, "nodes": 2, "bytes_per_rank": "1MiB"},
+                                            "space": {"use": "datawarp-cray", "only": ["bb.nodes"]}}]}))
+    assert main(["--scenarios", str(f), "--out", str(tmp_path / "r.json")]) == 2
+    assert "scenario 'y': the model predicts no read_seconds for any configuration" in capsys.readouterr().err
     assert main(["--only", "no-such", "--out", str(tmp_path / "r.json")]) == 2
     assert "--only: no scenario 'no-such'" in capsys.readouterr().err
