@@ -83,15 +83,21 @@ def test_configurations_that_break_a_rule_are_never_run(make_campaign: Any, tmp_
 
 
 def _wait_running(db: Path, number: int, timeout: float = 60) -> None:
-    """Poll the SQLite file read-only (a second writer initialising it would race the campaign)."""
+    """Until trial ``number`` is claimed by its worker (all its parameters written, its run about to start).
+
+    RUNNING alone is not enough: Optuna writes the parameters one by one after that, and a kill between
+    them leaves a trial with part of a configuration. The SQLite file is polled read-only (a second
+    writer initialising it would race the campaign).
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if db.exists():
             try:
                 con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-                rows = con.execute("select number, state from trials").fetchall()
+                rows = con.execute("select t.number from trials t join trial_user_attributes a on a.trial_id = t.trial_id "
+                                   "where t.state = 'RUNNING' and a.key = 'worker'").fetchall()
                 con.close()
-                if (number, "RUNNING") in rows:
+                if (number,) in rows:
                     return
             except sqlite3.Error:
                 time.sleep(0.2)
