@@ -103,6 +103,14 @@ def _killed_before_sbatch(monkeypatch: pytest.MonkeyPatch, reqs: list[RunRequest
     monkeypatch.undo()
 
 
+def _submitted_once(results: list[Any], name: str, run_dirs: list[Path]) -> None:
+    """Every result came from the one job Slurm knows by ``name``, submitted with this attempt's token; no marker left."""
+    [(job_id, comment)] = _squeue(name)
+    assert {r.info["job_id"] for r in results} == {job_id}
+    assert comment == COMMENT_PREFIX + _json(run_dirs[0] / JOB_FILE)["token"]
+    assert not any((d / SUBMITTING_FILE).exists() for d in run_dirs)
+
+
 def test_kill_after_sbatch_before_job_json_adopts_that_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reqs, name = _requests(tmp_path)
     dying = _launcher()
@@ -144,10 +152,7 @@ def test_marker_without_a_job_is_submitted_normally(tmp_path: Path, monkeypatch:
     results = launcher.run_many(resumed)
     assert all(r.ok for r in results), [r.error for r in results]
     assert [r.stdout.strip() for r in results] == ["done-0", "done-1"]
-    [(job_id, comment)] = _squeue(name)
-    assert {r.info["job_id"] for r in results} == {job_id}
-    assert comment == COMMENT_PREFIX + _json(resumed[0].run_dir / JOB_FILE)["token"]
-    assert not any((r.run_dir / SUBMITTING_FILE).exists() for r in resumed)
+    _submitted_once(results, name, [r.run_dir for r in resumed])
 
 
 def test_a_job_the_controller_forgot_is_found_in_the_completion_log(tmp_path: Path,
@@ -176,10 +181,7 @@ def test_sbatch_that_fails_after_submitting_adopts_the_job(tmp_path: Path, monke
     monkeypatch.setattr(ctl, "submit", lost_answer)
     results = _launcher().run_many(reqs)
     assert all(r.ok for r in results), [r.error for r in results]
-    [(job_id, comment)] = _squeue(name)
-    assert {r.info["job_id"] for r in results} == {job_id}
-    assert comment == COMMENT_PREFIX + _json(reqs[0].run_dir / JOB_FILE)["token"]
-    assert not any((r.run_dir / SUBMITTING_FILE).exists() for r in reqs)
+    _submitted_once(results, name, [r.run_dir for r in reqs])
 
 
 def test_sbatch_that_failed_without_a_job_is_a_failed_repetition(tmp_path: Path,
