@@ -74,7 +74,7 @@ $(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
 	touch $@
 
 demo: setup
-	$(VENV)/bin/autotune tune experiments/quickstart.yaml
+	$(VENV)/bin/autotune tune examples/quickstart.yaml
 
 # Headless Chromium for the report tests (screenshots of the HTML report); idempotent.
 setup-browser: | system
@@ -86,7 +86,7 @@ test: setup setup-browser
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
-	$(VENV)/bin/ruff check autotune tests experiments
+	$(VENV)/bin/ruff check autotune tests evaluation
 	$(VENV)/bin/mypy autotune
 
 clean-venv:

@@ -1,20 +1,21 @@
-"""Where the shipped data lives (search spaces, system profiles, launcher templates)."""
+"""Where the shipped data lives (search spaces, system profiles, launcher templates): package data."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DATA = Path(__file__).resolve().parent / "data"
+REPO_ROOT = Path(__file__).resolve().parents[1]  # a source checkout only (test tooling: the local Slurm)
 
 
 def data_dirs(kind: str) -> list[Path]:
     """Directories searched for ``kind`` ('search_spaces', 'search_spaces/systems', 'launchers').
 
-    ``AUTOTUNE_DATA_PATH`` (os.pathsep-separated roots) comes first, then the repository's own copy.
+    ``AUTOTUNE_DATA_PATH`` (os.pathsep-separated roots) comes first, then the data shipped in the package.
     """
     roots = [Path(p) for p in os.environ.get("AUTOTUNE_DATA_PATH", "").split(os.pathsep) if p]
-    roots.append(REPO_ROOT)
+    roots.append(PACKAGE_DATA)
     return [r / kind for r in roots]
 
 

@@ -75,7 +75,7 @@ class SlurmLauncher(BaseLauncher):
 
     Options: mode, partition, account, qos, constraint (default: the system profile's ``scheduler``),
     time_limit (per job; default: the request's, else the repetitions' timeouts + 60 s), nodes,
-    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``launchers/``),
+    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``autotune/data/launchers/``),
     stage_in, stage_out, skip_lfs, dw_job_striped, python, poll_interval (s), grace (s past the limit before
     we ``scancel``), allocation_time (step mode).
     """

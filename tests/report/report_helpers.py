@@ -14,7 +14,7 @@ import optuna
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXPERIMENTS = ROOT / "experiments"
+EXPERIMENTS = ROOT / "examples"
 
 
 def autotune(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""``autotune compare`` and ``autotune report``: the commands (cli.py registers them and dispatches here)."""
+"""``autotune compare`` and ``autotune report``: run campaigns on several targets, write the comparison report."""
 
 from __future__ import annotations
 
@@ -8,16 +8,28 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from autotune.cli._common import add_overrides, add_tune_overrides, load
 from autotune.errors import ConfigError
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign
 
 
+def register(sub: Any) -> None:
+    cmp_ = sub.add_parser("compare", help="run or resume campaigns on several targets, then write a report")
+    add_tune_overrides(cmp_)
+    add_arguments(cmp_, running=True)
+    cmp_.set_defaults(run=cmd_compare)
+    rep = sub.add_parser("report", help="regenerate a comparison report from the storages (runs nothing)")
+    add_overrides(rep)
+    add_arguments(rep, running=False)
+    rep.set_defaults(run=cmd_compare)
+
+
 def add_arguments(p: argparse.ArgumentParser, *, running: bool) -> None:
-    """Arguments of compare (``running``) and report besides the overrides cli.py adds."""
+    """Arguments of compare (``running``) and report besides the shared overrides."""
     p.add_argument("campaigns", nargs="+", metavar="CAMPAIGN", help="campaign YAML files (same app, different targets)")
     p.add_argument("--report", required=True, metavar="DIR", help="directory for report.html, report.md, report.json")
     if running:
@@ -31,8 +43,6 @@ def add_arguments(p: argparse.ArgumentParser, *, running: bool) -> None:
 def load_all(args: argparse.Namespace) -> list[Campaign]:
     """Each campaign with the overrides; ``--workdir`` is a parent (one subdirectory per campaign) and
     ``--study`` a prefix, so the campaigns never share a work directory or a study."""
-    from autotune.cli import load
-
     if len(args.campaigns) < 1:
         raise ConfigError("compare: give at least one campaign file")
     out = []

@@ -1,0 +1,65 @@
+"""Options shared by subcommands and loading a campaign with them applied."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from autotune.errors import AutotuneError
+
+
+def add_overrides(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--study", help="study name (default: the campaign's name)")
+    p.add_argument("--storage", help="Optuna storage URL (default: sqlite:///WORKDIR/optuna.db)")
+    p.add_argument("--workdir", help="work directory (default: autotune-runs/NAME)")
+
+
+def add_tune_overrides(p: argparse.ArgumentParser) -> None:
+    from autotune.execute import executor_names
+
+    add_overrides(p)
+    p.add_argument("--trials", type=int, help="total trials of the campaign (running again resumes up to this)")
+    p.add_argument("--repeats", type=int, help="repetitions per configuration (best of N)")
+    p.add_argument("--budget", help="wall-time budget, e.g. 8h or 45m: stops between trials, resumable")
+    p.add_argument("--tracking-uri", help="MLflow tracking URI (default: sqlite:///WORKDIR/mlflow.db)")
+    p.add_argument("--no-tracking", action="store_true", help="do not log to MLflow")
+    p.add_argument("--executor", choices=executor_names(), help="where trials run (default: serial)")
+
+
+def load(args: argparse.Namespace) -> Any:
+    """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
+    from autotune.campaign import load_campaign
+    from autotune.units import parse_duration
+
+    c = load_campaign(args.campaign)
+    kw: dict[str, Any] = {}
+    if getattr(args, "workdir", None):
+        kw["workdir"] = Path(args.workdir).expanduser().resolve()
+    if getattr(args, "storage", None):
+        kw["storage_url"] = args.storage
+    if getattr(args, "study", None):
+        kw["study"] = args.study
+    budget = c.budget
+    if getattr(args, "trials", None) is not None:
+        if args.trials < 1:
+            raise AutotuneError(f"--trials: {args.trials} must be >= 1")
+        budget = replace(budget, trials=args.trials)
+    if getattr(args, "budget", None):
+        budget = replace(budget, trials=budget.trials if args.trials is not None else None,
+                         wall_time=parse_duration(args.budget, "--budget"))
+    kw["budget"] = budget
+    if getattr(args, "repeats", None) is not None:
+        if args.repeats < 1:
+            raise AutotuneError(f"--repeats: {args.repeats} must be >= 1")
+        kw["objective"] = replace(c.objective, repeats=args.repeats)
+    tracking = dict(c.tracking)
+    if getattr(args, "tracking_uri", None):
+        tracking["uri"] = args.tracking_uri
+    if getattr(args, "no_tracking", False):
+        tracking["enabled"] = False
+    kw["tracking"] = tracking
+    if getattr(args, "executor", None):
+        kw["executor"] = {**c.executor, "name": args.executor}
+    return c.with_overrides(**kw)

@@ -1,0 +1,80 @@
+"""``autotune status``, ``export`` and ``space``: read a campaign and its storage, run nothing."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from autotune.cli._common import add_overrides, load
+from autotune.errors import AutotuneError
+
+
+def register(sub: Any) -> None:
+    s = sub.add_parser("status", help="trials, best so far, time spent")
+    s.add_argument("campaign")
+    add_overrides(s)
+    s.add_argument("--trials-table", action="store_true", help="list every trial")
+    s.set_defaults(run=cmd_status)
+    e = sub.add_parser("export", help="print the best configuration as hints")
+    e.add_argument("campaign")
+    add_overrides(e)
+    e.add_argument("--format", default="env", help="mpich, romio, lfs, dw, h5py, env or json (default: env)")
+    e.add_argument("--files", default=None, help="file patterns for MPICH_MPIIO_HINTS, comma-separated (default: the app's)")
+    e.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    e.set_defaults(run=cmd_export)
+    sp = sub.add_parser("space", help="show the search space a campaign searches on its target")
+    sp.add_argument("campaign")
+    sp.set_defaults(run=cmd_space)
+
+
+def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from optuna.trial import TrialState
+
+    from autotune.campaign import Runtime, open_study, summary_text
+
+    c = load(args)
+    rt = Runtime.build(c)
+    study = open_study(c, rt.space, create=False)
+    trials = study.get_trials(deepcopy=False)
+    running = [t for t in trials if t.state == TrialState.RUNNING]
+    infeasible = sum(1 for t in trials if t.user_attrs.get("infeasible"))
+    print(f"study {c.study} in {c.storage}")
+    print(f"trials: {len(trials)} asked, {infeasible} broke a rule (not run), {len(running)} running"
+          + (f" (trial {', '.join(str(t.number) for t in running)})" if running else ""))
+    print(summary_text(rt, study))
+    if args.trials_table:
+        for t in trials:
+            if t.user_attrs.get("infeasible"):
+                continue
+            reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in t.user_attrs.get("repetitions", []))
+            val = f"{t.value:.4g}" if t.value is not None else "-"
+            print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.campaign import Runtime, best_trial, open_study
+    from autotune.hints import render
+
+    c = load(args)
+    rt = Runtime.build(c)
+    study = open_study(c, rt.space, create=False)
+    best = best_trial(study)
+    if best is None:
+        raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
+    settings = rt.settings_for(rt.config_of(best), bool(best.user_attrs.get("is_default")))
+    patterns = args.files.split(",") if args.files else list(c.app.hint_files)
+    print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
+    return 0
+
+
+def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.campaign import Runtime
+
+    rt = Runtime.build(load(args))
+    for n in rt.space.notices:
+        print(f"notice: {n}")
+    print("\n".join(rt.space.describe()))
+    print("rules: " + ", ".join(r.name for r in rt.space.rules))
+    return 0

@@ -1,0 +1,42 @@
+"""Parser assembly and the one place that turns exceptions into exit codes (2: bad input, 130: interrupted)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from autotune.cli import _compare, _inspect, _model, _tune
+from autotune.errors import AutotuneError
+
+# Subcommand modules in the order `autotune --help` lists them.
+COMMANDS = (_tune, _inspect, _compare, _model)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args, argv))
+    except AutotuneError as exc:
+        print(f"autotune: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("autotune: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("AUTOTUNE_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"autotune: internal error: {type(exc).__name__}: {first} (AUTOTUNE_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 1

@@ -1,0 +1,21 @@
+"""``autotune model ...``: the performance model's own commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    m = sub.add_parser("model", help="the performance model")
+    msub = m.add_subparsers(dest="model_cmd", required=True)
+    c = msub.add_parser("calibrate", help="compare the model with the seeds' published figures")
+    c.set_defaults(run=cmd_calibrate)
+
+
+def cmd_calibrate(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.model import calibrate
+
+    return 0 if calibrate(sys.stdout) else 1
