@@ -14,5 +14,5 @@ class ConfigError(AutotuneError):
     """A campaign, search space or system profile is invalid."""
 
 
-class RegistryError(AutotuneError):
-    """An unknown plug-in name (launcher, tracker, executor, extractor, sampler)."""
+class RegistryError(ConfigError):
+    """An unknown plug-in name (launcher, tracker, executor, extractor, sampler, dialect, kernel)."""

@@ -15,6 +15,7 @@ FILE_MODES = ("shared", "fpp")
 IO_MODES = ("collective", "independent")
 LIBRARIES = ("mpiio", "hdf5", "pnetcdf", "posix")
 OPS = ("write", "read")
+MAX_RANKS = 10_000_000  # more MPI ranks than any machine has: a typo
 
 _KEYS = frozenset({
     "ranks", "nodes", "ranks_per_node", "bytes_per_rank", "transfer_size", "layout", "file_mode",
@@ -44,8 +45,8 @@ class IOPattern:
     all_collective: bool = field(default=False)
 
     def __post_init__(self) -> None:
-        if self.ranks < 1:
-            raise ConfigError(f"pattern.ranks: {self.ranks} must be >= 1")
+        if self.ranks < 1 or self.ranks > MAX_RANKS:
+            raise ConfigError(f"pattern.ranks: {self.ranks} must be between 1 and {MAX_RANKS}")
         if self.nodes < 1 or self.nodes > self.ranks:
             raise ConfigError(f"pattern.nodes: {self.nodes} must be between 1 and ranks ({self.ranks})")
         if self.bytes_per_rank < 1:

@@ -1,6 +1,6 @@
 """Campaigns: the campaign file, the Optuna study, the loop, the summary."""
 
-from autotune.campaign._config import Budget, Campaign, Objective, kernel_pattern, load_campaign, parse_campaign
+from autotune.campaign._config import Budget, Campaign, Objective, load_campaign, parse_campaign
 from autotune.campaign._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign._report import hints_text, summary, summary_text
 from autotune.campaign._runtime import Runtime
@@ -9,6 +9,6 @@ from autotune.campaign._trial import TrialOutcome, run_trial
 
 __all__ = [
     "Budget", "Campaign", "CampaignLoop", "LoopResult", "Objective", "Runtime", "TrialOutcome", "best_trial",
-    "default_trial", "hints_text", "kernel_pattern", "load_campaign", "make_storage", "open_study", "parse_campaign",
+    "default_trial", "hints_text", "load_campaign", "make_storage", "open_study", "parse_campaign",
     "ran_trials", "run_campaign", "run_trial", "summary", "summary_text",
 ]

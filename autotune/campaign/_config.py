@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -10,12 +9,13 @@ from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, positive_int
 from autotune.errors import ConfigError
-from autotune.launch import KERNELS, AppSpec
+from autotune.kernels import KERNELS
+from autotune.launch import AppSpec
 from autotune.measure import AGGREGATES
-from autotune.pattern import IOPattern
+from autotune.pattern import MAX_RANKS, IOPattern
 from autotune.space import SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
-from autotune.units import parse_duration, parse_size
+from autotune.units import parse_duration
 
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
                       "launcher", "storage", "study", "tracking", "workdir", "executor"})
@@ -96,37 +96,14 @@ class Campaign:
         return Path(self.data_path).expanduser() if self.data_path else self.workdir / "data"
 
 
-def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) -> dict[str, Any]:
-    """The I/O pattern a built-in kernel declares, from its arguments."""
-    def size(key: str, default: int) -> int:
-        return parse_size(args.get(key, default), f"app.args.{key}")
-
-    io_mode = str(args.get("io_mode", "collective"))
-    if kernel == "ior":
-        block, xfer, segs = size("block_size", 16 << 20), size("transfer_size", 1 << 20), int(args.get("segments", 1))
-        return {"bytes_per_rank": block * segs, "transfer_size": xfer, "layout": str(args.get("layout", "contiguous")),
-                "file_mode": str(args.get("file_mode", "shared")), "io_mode": io_mode, "library": "mpiio"}
-    if kernel == "h5write":
-        total = size("size", 64 << 20)
-        if "rows" in args and "cols" in args:
-            total = int(args["rows"]) * int(args["cols"]) * 8
-        column = str(args.get("decomposition", "column")) == "column"  # the kernel's default
-        per_rank = max(1, total // ranks)
-        xfer = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
-        return {"bytes_per_rank": per_rank, "transfer_size": xfer, "layout": "strided" if column else "contiguous",
-                "io_mode": io_mode, "library": "hdf5"}
-    if kernel == "vpic":
-        n = int(parse_size(args.get("particles_per_rank", 1 << 20), "app.args.particles_per_rank"))
-        return {"bytes_per_rank": 32 * n, "transfer_size": 4 * n, "io_mode": io_mode, "library": "hdf5"}
-    raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
-
-
 def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     a = check_keys(d, APP_KEYS, "app")
     has_kernel, has_command = "kernel" in a, "command" in a
     if has_kernel == has_command:
-        raise ConfigError("app: give exactly one of 'kernel' (ior, h5write, vpic) or 'command' (an argv list)")
+        raise ConfigError(f"app: give exactly one of 'kernel' ({', '.join(KERNELS.names())}) or 'command' (an argv list)")
     ranks = positive_int(a.get("ranks", 1), "app.ranks")
+    if ranks > MAX_RANKS:
+        raise ConfigError(f"app.ranks: {ranks} is more than {MAX_RANKS} (more ranks than any machine has)")
     nodes = positive_int(a.get("nodes", 1), "app.nodes")
     if nodes > ranks:
         raise ConfigError(f"app.nodes: {nodes} exceeds app.ranks ({ranks})")
@@ -134,10 +111,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     command: tuple[str, ...] = ()
     pattern_d: dict[str, Any] = {}
     if has_kernel:
-        kernel = str(a["kernel"])
-        if kernel not in KERNELS:
-            raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
-        pattern_d = kernel_pattern(kernel, args, ranks, nodes)
+        pattern_d = KERNELS.get(a["kernel"]).pattern(args, ranks)
         default_metric: dict[str, Any] = {"extractor": "json"}
     else:
         cmd = a["command"]

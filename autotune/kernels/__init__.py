@@ -6,3 +6,7 @@ Rank 0 prints one JSON line (``"autotune_record": 1``): bytes per phase, per-pha
 bandwidth (slowest rank, open→write→sync→close), the hints requested, the hints in effect
 (``MPI_File_get_info``), the aggregators used and the requested hints that did not take effect.
 """
+
+from autotune.kernels._spec import KERNELS, Arg, Kernel
+
+__all__ = ["KERNELS", "Arg", "Kernel"]

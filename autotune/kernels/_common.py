@@ -13,12 +13,10 @@ from typing import Any, NoReturn
 
 from mpi4py import MPI
 
-from autotune.errors import AutotuneError
+from autotune.kernels._spec import KERNELS, PHASES, size_arg
 from autotune.measure._verify import count_aggregators, verify_hints
-from autotune.units import parse_size
 
 MiB = 1024 * 1024
-PHASES = ("write", "read")
 
 
 class UsageError(Exception):
@@ -36,31 +34,18 @@ class KernelParser(argparse.ArgumentParser):
             super().print_help(file)
 
 
-def size_arg(text: str) -> int:
-    """argparse type: a positive size such as ``4MiB``."""
-    try:
-        n = parse_size(text)
-    except AutotuneError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive size")
-    return n
-
-
-def count_arg(text: str) -> int:
-    """argparse type: a positive count; ``64k``/``64Ki`` mean 65536."""
-    return size_arg(text + "B" if text.strip().lower().endswith(("ki", "mi", "gi")) else text)
-
-
-def make_parser(kernel: str, description: str) -> KernelParser:
-    """Parser with the options every kernel shares."""
-    p = KernelParser(prog=f"autotune.kernels.{kernel}", description=description)
+def make_parser(kernel: str) -> KernelParser:
+    """Parser with the kernel's options as the kernel registry declares them, plus the launcher's ones."""
+    spec = KERNELS.get(kernel)
+    p = KernelParser(prog=f"autotune.kernels.{kernel}", description=spec.description)
     p.add_argument("--info", action="append", default=[], metavar="KEY=VALUE", help="an MPI_Info hint (repeatable)")
     p.add_argument("--info-file", metavar="PATH", help="JSON object of MPI_Info hints (--info wins)")
     p.add_argument("--dir", default=".", help="directory for the benchmark data (default: cwd)")
-    p.add_argument("--phases", default="write,read", help="comma-separated subset of write,read")
-    p.add_argument("--no-sync", action="store_true", help="no MPI_File_sync inside the timed write")
     p.add_argument("--keep", action="store_true", help="keep the data files")
+    for arg in spec.options.values():
+        arg.add_to(p)
+    if spec.takes_alignment:
+        p.add_argument("--alignment", type=size_arg, default=1, help="HDF5 alignment in bytes (1 = none)")
     return p
 
 
@@ -97,6 +82,7 @@ class Run:
     token: str
     files: list[str] = field(default_factory=list)
     hints_in_effect: dict[str, str] = field(default_factory=dict)
+    did: dict[str, Any] = field(default_factory=dict)  # transfer size, layout, file mode... as done (rank 0's)
 
     @property
     def rank(self) -> int:
@@ -200,6 +186,7 @@ def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Map
         "aggregators": count_aggregators(in_effect),
         "hints_not_in_effect": verify_hints(run.hints, in_effect),
         "sync": run.sync, "options": dict(options),
+        "pattern": {"bytes_per_rank": nbytes // run.size, "phases": list(times), "io_mode": run.args.io_mode, **run.did},
     }
 
 

@@ -8,41 +8,17 @@ buffering is for.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from autotune.kernels import _h5
-from autotune.kernels._common import (
-    KernelParser,
-    Run,
-    UsageError,
-    count_arg,
-    main,
-    make_parser,
-    read_shift,
-    size_arg,
-)
+from autotune.kernels._common import KernelParser, Run, UsageError, main, make_parser, read_shift
+from autotune.kernels._spec import H5WRITE_SIZE, shape_for
 
 DSET = "data"
 
 
 def _parser() -> KernelParser:
-    p = make_parser("h5write", "h5py parallel 2-D float64 array write/read benchmark")
-    p.add_argument("--rows", type=count_arg, help="array rows (with --cols)")
-    p.add_argument("--cols", type=count_arg, help="array columns (with --rows)")
-    p.add_argument("--size", type=size_arg, help="array size instead of --rows/--cols (default 16MiB)")
-    p.add_argument("--decomposition", choices=("row", "column"), default="column")
-    p.add_argument("--io-mode", choices=("collective", "independent"), default="collective")
-    p.add_argument("--alignment", type=size_arg, default=1, help="HDF5 alignment in bytes (1 = none)")
-    return p
-
-
-def shape_for(nbytes: int) -> tuple[int, int]:
-    """A near-square (rows, cols) float64 shape of at least ``nbytes``; cols a power of two."""
-    n = max(nbytes // 8, 1)
-    cols = 1 << max(int(math.log2(math.sqrt(n))), 0)
-    return math.ceil(n / cols), cols
+    return make_parser("h5write")
 
 
 def block(n: int, nprocs: int, rank: int) -> slice:
@@ -92,7 +68,7 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
         raise UsageError("--rows and --cols go together")
     if a.rows is not None and a.size is not None:
         raise UsageError("give either --size or --rows/--cols, not both")
-    rows, cols = (a.rows, a.cols) if a.rows is not None else shape_for(a.size or 16 * 1024 * 1024)
+    rows, cols = (a.rows, a.cols) if a.rows is not None else shape_for(a.size or H5WRITE_SIZE)
     split = rows if a.decomposition == "row" else cols
     if split < run.size:
         raise UsageError(f"{split} {a.decomposition}s cannot be split over {run.size} ranks")
@@ -100,6 +76,9 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     path = run.path("array.h5")
     mine = _selection(run, rows, cols, run.rank)
     data = np.full(_extent(mine), run.rank + 1.0)
+    piece = _extent(mine)[1] * 8 if a.decomposition == "column" else data.nbytes  # bytes per contiguous write
+    run.did = {"transfer_size": piece, "layout": "strided" if a.decomposition == "column" else "contiguous",
+               "file_mode": "shared", "library": "hdf5"}
     times: dict[str, float] = {}
     seconds = run.timed(lambda: _write(run, path, (rows, cols), mine, data))
     if "write" in run.phases:

@@ -13,29 +13,11 @@ from collections.abc import Iterator
 import numpy as np
 from mpi4py import MPI
 
-from autotune.kernels._common import (
-    KernelParser,
-    Run,
-    UsageError,
-    count_arg,
-    info_dict,
-    main,
-    make_parser,
-    read_shift,
-    size_arg,
-)
+from autotune.kernels._common import KernelParser, Run, UsageError, info_dict, main, make_parser, read_shift
 
 
 def _parser() -> KernelParser:
-    p = make_parser("ior", "IOR-like MPI-IO write/read benchmark")
-    p.add_argument("--block-size", type=size_arg, default=size_arg("4MiB"), help="bytes per rank per segment")
-    p.add_argument("--transfer-size", type=size_arg, default=size_arg("1MiB"), help="bytes per I/O call")
-    p.add_argument("--segments", type=count_arg, default=1, help="number of segments")
-    p.add_argument("--file-mode", choices=("shared", "fpp"), default="shared")
-    p.add_argument("--io-mode", choices=("collective", "independent"), default="collective")
-    p.add_argument("--layout", choices=("contiguous", "strided"), default="contiguous",
-                   help="strided: transfer-sized chunks of all ranks interleaved (shared file only)")
-    return p
+    return make_parser("ior")
 
 
 def offsets(owner: int, nprocs: int, block: int, xfer: int, segments: int, layout: str) -> Iterator[int]:
@@ -85,6 +67,7 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
         raise UsageError(f"--block-size {a.block_size} is not a multiple of --transfer-size {a.transfer_size}")
     if a.file_mode == "fpp":
         run.args.layout = "contiguous"
+    run.did = {"transfer_size": a.transfer_size, "layout": a.layout, "file_mode": a.file_mode, "library": "mpiio"}
     for r in range(run.size):  # register every file so rank 0 cleans them all up
         run.path("shared.dat" if a.file_mode == "shared" else f"rank{r:05d}.dat")
     times: dict[str, float] = {}

@@ -11,15 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from autotune.kernels import _h5
-from autotune.kernels._common import (
-    KernelParser,
-    Run,
-    count_arg,
-    main,
-    make_parser,
-    read_shift,
-    size_arg,
-)
+from autotune.kernels._common import KernelParser, Run, main, make_parser, read_shift
 
 GROUP = "Step#0"
 VARIABLES: tuple[tuple[str, str], ...] = (
@@ -28,18 +20,18 @@ BYTES_PER_PARTICLE = sum(np.dtype(t).itemsize for _, t in VARIABLES)
 
 
 def _parser() -> KernelParser:
-    p = make_parser("vpic", "VPIC-IO-like HDF5 particle write/read benchmark")
-    p.add_argument("--particles-per-rank", type=count_arg, default=131072,
-                   help="particles per rank, e.g. 131072 or 128Ki (32 bytes each)")
-    p.add_argument("--io-mode", choices=("collective", "independent"), default="collective")
-    p.add_argument("--alignment", type=size_arg, default=1, help="HDF5 alignment in bytes (1 = none)")
-    return p
+    return make_parser("vpic")
+
+
+def particle_ids(rank: int, n: int) -> np.ndarray:
+    """The global indices of rank's particles as int32, as VPIC-IO stores them (wrapping past 2**31)."""
+    return np.arange(rank * n, (rank + 1) * n, dtype=np.int64).astype(np.int32)
 
 
 def particles(rank: int, n: int) -> dict[str, np.ndarray]:
     """Rank's particles as VPIC-IO makes them: ids from the global index, positions/momenta random."""
     rng = np.random.default_rng(rank)
-    ids = np.arange(rank * n, (rank + 1) * n, dtype=np.int32)
+    ids = particle_ids(rank, n)
     out: dict[str, np.ndarray] = {"id1": ids, "id2": ids * 2}
     for name, _ in VARIABLES:
         if name not in out:
@@ -75,6 +67,7 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     n = run.args.particles_per_rank
     path = run.path("particles.h5")
     data = particles(run.rank, n)
+    run.did = {"transfer_size": data["x"].nbytes, "layout": "contiguous", "file_mode": "shared", "library": "hdf5"}
     times: dict[str, float] = {}
     seconds = run.timed(lambda: _io(run, path, slice(run.rank * n, (run.rank + 1) * n), data, True))
     if "write" in run.phases:
@@ -84,7 +77,8 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
         owner = (run.rank + shift) % run.size
         bufs = {name: np.empty(n, dtype=t) for name, t in VARIABLES}
         times["read"] = run.timed(lambda: _io(run, path, slice(owner * n, (owner + 1) * n), bufs, False))
-        if bufs["id1"][0] != owner * n or bufs["id2"][-1] != 2 * ((owner + 1) * n - 1):
+        expect = particle_ids(owner, n)
+        if bufs["id1"][0] != expect[0] or bufs["id2"][-1] != (expect[-1:] * 2)[0]:
             raise RuntimeError(f"read back wrong particle ids from rank {owner}'s slice")
     return n * run.size * BYTES_PER_PARTICLE, times
 

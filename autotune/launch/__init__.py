@@ -9,10 +9,10 @@ from autotune.launch._base import (
     launcher_names,
     register_launcher,
 )
-from autotune.launch._command import KERNELS, AppCommand, app_command, hint_env, param_env
+from autotune.launch._command import AppCommand, app_command, hint_env, param_env
 from autotune.launch._process import clean_stderr, run_process
 
 __all__ = [
-    "KERNELS", "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
+    "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
     "get_launcher", "hint_env", "launcher_names", "param_env", "register_launcher", "run_process",
 ]

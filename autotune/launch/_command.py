@@ -8,11 +8,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autotune.errors import ConfigError
 from autotune.hints import mpich_mpiio_hints, romio_hints_file
+from autotune.kernels import KERNELS
 from autotune.launch._base import RunRequest
 
-KERNELS = ("ior", "h5write", "vpic")
 _PLACEHOLDERS = ("data_dir", "run_dir", "ranks", "nodes", "trial", "repetition", "hints_file")
 # Only these exact placeholders are replaced; any other brace is passed through untouched.
 _PLACEHOLDER_RE = re.compile(r"\{(" + "|".join(_PLACEHOLDERS) + r")\}")
@@ -30,15 +29,6 @@ class AppCommand:
         for path, text in self.files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-
-
-def _flag(key: str, value: object) -> list[str]:
-    flag = "--" + key.replace("_", "-")
-    if isinstance(value, bool):
-        return [flag] if value else []
-    if isinstance(value, (list, tuple)):
-        return [flag, ",".join(str(v) for v in value)]
-    return [flag, str(value)]
 
 
 def param_env(request: RunRequest) -> dict[str, str]:
@@ -77,16 +67,11 @@ def app_command(request: RunRequest, python: str | None = None, data_dir: str | 
     env = {**dict(app.env), **param_env(request)}
     env["AUTOTUNE_DATA_DIR"] = data
     if app.kernel is not None:
-        if app.kernel not in KERNELS:
-            raise ConfigError(f"app.kernel: {app.kernel!r} is not one of {', '.join(KERNELS)}")
+        kernel = KERNELS.get(app.kernel)
         hints_file = request.run_dir / "mpi-info.json"
         files[hints_file] = json.dumps(request.settings.info, sort_keys=True)
-        argv = [python or sys.executable, "-m", "mpi4py", "-m", f"autotune.kernels.{app.kernel}"]
-        for key, value in app.args.items():
-            argv += _flag(key, value)
-        argv += ["--dir", data, "--info-file", str(hints_file)]
-        if request.settings.hdf5_alignment and app.kernel in ("h5write", "vpic"):
-            argv += ["--alignment", str(request.settings.hdf5_alignment)]
+        argv = kernel.argv(kernel.resolve(app.args, app.ranks), python or sys.executable, data, str(hints_file),
+                           request.settings.hdf5_alignment)
         return AppCommand(argv, env, files)
     env.update(hint_env(request, files, data_dir))
     values = {"data_dir": data, "run_dir": str(request.run_dir), "ranks": str(app.ranks), "nodes": str(app.nodes),
