@@ -12,6 +12,7 @@ from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
 from autotune.measure import AGGREGATES
+from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
 from autotune.space import SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
@@ -23,8 +24,6 @@ APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pa
                       "hint_files", "cwd"})
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
-SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "ga", "autotune")
-DEFAULT_SAMPLER = "autotune"
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
 PRIOR_KEYS = frozenset({"top", "scale"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
@@ -211,8 +210,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     raw = d.get("sampler", {"name": DEFAULT_SAMPLER})
     sampler = dict(check_keys({"name": raw} if isinstance(raw, str) else raw, SAMPLER_KEYS, "sampler"))
     sampler.setdefault("name", DEFAULT_SAMPLER)
-    if sampler["name"] not in SAMPLERS:
-        raise ConfigError(f"sampler.name: {sampler['name']!r} is not one of {', '.join(SAMPLERS)}")
+    SAMPLERS.check(sampler["name"])
     prior = sampler.get("prior")
     if isinstance(prior, dict):
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")

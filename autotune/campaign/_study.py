@@ -16,8 +16,8 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.campaign._config import Campaign
-from autotune.campaign._samplers import make_sampler
 from autotune.errors import ConfigError
+from autotune.optimize import make_sampler
 from autotune.space import BoundSpace
 
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)

@@ -8,6 +8,7 @@ from typing import Any
 
 from autotune.cli._common import add_overrides, load
 from autotune.errors import AutotuneError
+from autotune.hints import DIALECTS
 
 
 def register(sub: Any) -> None:
@@ -19,7 +20,7 @@ def register(sub: Any) -> None:
     e = sub.add_parser("export", help="print the best configuration as hints")
     e.add_argument("campaign")
     add_overrides(e)
-    e.add_argument("--format", default="env", help="mpich, romio, lfs, dw, h5py, env or json (default: env)")
+    e.add_argument("--format", default="env", help=f"{', '.join(DIALECTS.names())} (default: env)")
     e.add_argument("--files", default=None, help="file patterns for MPICH_MPIIO_HINTS, comma-separated (default: the app's)")
     e.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
     e.set_defaults(run=cmd_export)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from autotune.execute._base import (
+    EXECUTORS,
     BaseExecutor,
     campaign_resource,
     executor_names,
@@ -29,6 +30,6 @@ def run_with_executor(c: Campaign, rt: Runtime | None = None, *, tracker: BaseTr
 
 
 __all__ = [
-    "BaseExecutor", "RayExecutor", "SerialExecutor", "campaign_resource", "executor_names", "fs_resource",
+    "EXECUTORS", "BaseExecutor", "RayExecutor", "SerialExecutor", "campaign_resource", "executor_names", "fs_resource",
     "get_executor", "local_resources", "make_executor", "print_progress", "register_executor", "run_with_executor",
 ]

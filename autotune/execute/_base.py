@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
-from autotune.errors import ConfigError, RegistryError
+from autotune._registry import Registry
+from autotune.errors import ConfigError
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign, LoopResult, Runtime
@@ -77,26 +78,23 @@ class BaseExecutor(abc.ABC):
         self.close()
 
 
-_REGISTRY: dict[str, type[BaseExecutor]] = {}
+EXECUTORS: Registry[type[BaseExecutor]] = Registry("executor")
 
 
 def register_executor(cls: type[BaseExecutor]) -> type[BaseExecutor]:
     """Class decorator adding an executor to the registry under ``cls.name``."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} has no name")
-    _REGISTRY[cls.name] = cls
-    return cls
+    return EXECUTORS.register(cls.name, cls)
 
 
 def executor_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return EXECUTORS.names()
 
 
 def get_executor(name: str) -> type[BaseExecutor]:
     """The executor class called ``name``; an unknown name is a one-line RegistryError."""
-    if name not in _REGISTRY:
-        raise RegistryError(f"executor: unknown executor {name!r} (known: {', '.join(sorted(_REGISTRY))})")
-    return _REGISTRY[name]
+    return EXECUTORS.get(name)
 
 
 def make_executor(spec: dict[str, Any] | str | None) -> BaseExecutor:

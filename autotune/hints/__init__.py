@@ -1,6 +1,7 @@
 """The one place a configuration becomes hints: MPI_Info, MPICH_MPIIO_HINTS, ROMIO file, lfs, #DW, h5py."""
 
 from autotune.hints._dialects import (
+    DIALECTS,
     FORMATS,
     dw_lines,
     h5py_settings,
@@ -13,6 +14,6 @@ from autotune.hints._dialects import (
 from autotune.hints._settings import BurstBuffer, Settings, Stripe, resolve
 
 __all__ = [
-    "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings", "h5py_snippet", "lfs_setstripe",
+    "DIALECTS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings", "h5py_snippet", "lfs_setstripe",
     "mpich_mpiio_hints", "render", "resolve", "romio_hints_file",
 ]

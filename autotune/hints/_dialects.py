@@ -8,11 +8,18 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from autotune._registry import NOT_ONE_OF, Registry
 from autotune.errors import ConfigError
 from autotune.hints._settings import Settings
 from autotune.units import lfs_size
 
-FORMATS = ("mpich", "romio", "lfs", "dw", "h5py", "env", "json")
+# The export dialects (``autotune export --format``), each with what it is; ``render`` writes them.
+DIALECTS: Registry[str] = Registry("dialect", "--format", NOT_ONE_OF)
+for _name, _what in (("mpich", "export MPICH_MPIIO_HINTS=... (Cray MPICH)"), ("romio", "a ROMIO_HINTS file"),
+                     ("lfs", "lfs setstripe"), ("dw", "#DW jobdw lines"), ("h5py", "an h5py.File snippet"),
+                     ("env", "shell lines for the system's MPI"), ("json", "everything as JSON")):
+    DIALECTS.register(_name, _what)
+FORMATS = tuple(DIALECTS.names())
 
 
 def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) -> str:
@@ -76,6 +83,7 @@ def h5py_snippet(settings: Settings) -> str:
 def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", patterns: Sequence[str] = ("*",),
            path: str = "$OUTPUT_DIR", romio_file: str = "romio-hints.txt") -> str:
     """One export format as text (what ``autotune export --format`` prints)."""
+    DIALECTS.check(fmt)
     if fmt == "mpich":
         value = mpich_mpiio_hints(settings.info, patterns)
         return f"export MPICH_MPIIO_HINTS={shlex.quote(value)}" if value else "# no MPI-IO hints: keep the defaults"
@@ -106,4 +114,4 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
             "burst_buffer": vars(settings.bb) if settings.bb else None,
             "hdf5_alignment": settings.hdf5_alignment,
         }, indent=2, sort_keys=True)
-    raise ConfigError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    raise AssertionError(f"dialect {fmt!r} is registered but not rendered")

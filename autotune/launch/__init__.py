@@ -1,6 +1,7 @@
 """Launchers: how a repetition runs (local mpiexec, Slurm jobs and steps, the performance model)."""
 
 from autotune.launch._base import (
+    LAUNCHERS,
     AppSpec,
     BaseLauncher,
     RunRequest,
@@ -13,6 +14,6 @@ from autotune.launch._command import AppCommand, app_command, hint_env, param_en
 from autotune.launch._process import clean_stderr, run_process
 
 __all__ = [
-    "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
+    "LAUNCHERS", "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
     "get_launcher", "hint_env", "launcher_names", "param_env", "register_launcher", "run_process",
 ]

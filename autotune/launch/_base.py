@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._registry import Registry
 from autotune._yaml import check_keys
-from autotune.errors import RegistryError
 from autotune.hints import Settings
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile
@@ -128,36 +128,24 @@ class BaseLauncher(abc.ABC):
         """Release resources (allocations, pools) at the end of a campaign."""
 
 
-_REGISTRY: dict[str, type[BaseLauncher]] = {}
+LAUNCHERS: Registry[type[BaseLauncher]] = Registry("launcher")
+LAUNCHERS.register_lazy("local", "autotune.launch._local:LocalLauncher")
+LAUNCHERS.register_lazy("model", "autotune.launch._model:ModelLauncher")
+LAUNCHERS.register_lazy("slurm", "autotune.launch._slurm:SlurmLauncher")
+LAUNCHERS.register_lazy("slurm-step", "autotune.launch._slurm:SlurmStepLauncher")
 
 
 def register_launcher(cls: type[BaseLauncher]) -> type[BaseLauncher]:
     """Class decorator adding a launcher to the registry under ``cls.name``."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} has no name")
-    _REGISTRY[cls.name] = cls
-    return cls
+    return LAUNCHERS.register(cls.name, cls)
 
 
 def launcher_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return LAUNCHERS.names()
 
 
 def get_launcher(name: str) -> type[BaseLauncher]:
     """The launcher class called ``name``; an unknown name is a one-line RegistryError."""
-    _load_builtin()
-    if name not in _REGISTRY:
-        raise RegistryError(f"launcher: unknown launcher {name!r} (known: {', '.join(sorted(_REGISTRY))})")
-    return _REGISTRY[name]
-
-
-def _load_builtin() -> None:
-    import importlib
-
-    for mod in ("autotune.launch._local", "autotune.launch._model", "autotune.launch._slurm"):
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+    return LAUNCHERS.get(name)

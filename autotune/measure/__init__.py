@@ -2,6 +2,7 @@
 
 from autotune.measure._aggregate import AGGREGATES, aggregate, spread
 from autotune.measure._extract import (
+    EXTRACTORS,
     BaseExtractor,
     JsonExtractor,
     Measurement,
@@ -13,6 +14,6 @@ from autotune.measure._extract import (
 from autotune.measure._verify import count_aggregators, verify_hints
 
 __all__ = [
-    "AGGREGATES", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
+    "AGGREGATES", "EXTRACTORS", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
     "aggregate", "count_aggregators", "find_record", "get_extractor", "spread", "verify_hints",
 ]

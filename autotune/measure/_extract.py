@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from autotune._registry import Registry
 from autotune._yaml import check_keys
-from autotune.errors import ConfigError, RegistryError
+from autotune.errors import ConfigError
 from autotune.launch import RunResult
 from autotune.units import parse_size
 
@@ -138,13 +139,12 @@ class WallTimeExtractor(BaseExtractor):
         return Measurement(metrics[metric], metrics)
 
 
-_REGISTRY: dict[str, type[BaseExtractor]] = {c.name: c for c in (JsonExtractor, RegexExtractor, WallTimeExtractor)}
+EXTRACTORS: Registry[type[BaseExtractor]] = Registry("extractor")
+for _cls in (JsonExtractor, RegexExtractor, WallTimeExtractor):
+    EXTRACTORS.register(_cls.name, _cls)
 
 
 def get_extractor(options: Mapping[str, Any] | None, where: str = "app.metric") -> BaseExtractor:
     """The extractor named by ``options['extractor']`` (default ``json``), built with its options."""
     opts = dict(options or {})
-    name = str(opts.get("extractor", "json"))
-    if name not in _REGISTRY:
-        raise RegistryError(f"{where}.extractor: unknown extractor {name!r} (known: {', '.join(sorted(_REGISTRY))})")
-    return _REGISTRY[name](opts, where)
+    return EXTRACTORS.get(str(opts.get("extractor", "json")), f"{where}.extractor")(opts, where)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from autotune.errors import RegistryError
+from autotune._registry import Registry
 
 
 @dataclass
@@ -72,6 +72,9 @@ class NullTracker(BaseTracker):
 
     name: ClassVar[str] = "none"
 
+    def __init__(self, **options: Any) -> None:
+        return None
+
     def start(self, info: CampaignInfo) -> None:
         return None
 
@@ -109,12 +112,11 @@ class SafeTracker(BaseTracker):
         self._call("finish", summary)
 
 
-def get_tracker(name: str, options: Mapping[str, Any]) -> BaseTracker:
-    """A tracker by name: ``mlflow`` or ``none``; unknown names fail loudly."""
-    if name == "none":
-        return NullTracker()
-    if name == "mlflow":
-        from autotune.tracking._mlflow import MlflowTracker
+TRACKERS: Registry[type[BaseTracker]] = Registry("tracker", "tracking")
+TRACKERS.register("none", NullTracker)
+TRACKERS.register_lazy("mlflow", "autotune.tracking._mlflow:MlflowTracker")
 
-        return MlflowTracker(**options)
-    raise RegistryError(f"tracking: unknown tracker {name!r} (known: mlflow, none)")
+
+def get_tracker(name: str, options: Mapping[str, Any]) -> BaseTracker:
+    """A tracker by name (``TRACKERS``: mlflow, none) built with ``options``; unknown names fail loudly."""
+    return TRACKERS.get(name)(**options)

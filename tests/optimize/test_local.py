@@ -10,9 +10,8 @@ import optuna
 import pytest
 
 from autotune.campaign import Runtime, parse_campaign, ran_trials, run_campaign
-from autotune.campaign._samplers import make_sampler
 from autotune.errors import ConfigError
-from autotune.optimize import AutotuneSampler
+from autotune.optimize import AutotuneSampler, make_sampler
 from autotune.optimize._local import _apply
 
 

@@ -1,0 +1,123 @@
+"""Optuna samplers by name (``autotune`` by default: TPE with pattern-search moves, see
+``autotune.optimize.AutotuneSampler``; TPE, random, grid, GP, CMA-ES, GA selectable).
+
+``SAMPLERS`` maps each name to a factory ``(SamplerArgs) -> BaseSampler``; ``make_sampler`` checks the
+common keys (seed, startup_trials, options) once and calls it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import optuna
+
+from autotune._registry import NOT_ONE_OF, Registry
+from autotune.errors import ConfigError
+from autotune.optimize._ga import GASampler
+from autotune.optimize._local import AutotuneSampler
+from autotune.space import BoundSpace
+
+DEFAULT_SAMPLER = "autotune"
+# ``options.gp_trials: N``: the autotune sampler's model phase is a GP for the first N trials (more sample-efficient
+# from a cold start, ~0.3 s per proposal here), then TPE (cheap at any length). Off by default: see README.
+GP_TRIALS = 0
+
+
+class AskTellGridSampler(optuna.samplers.GridSampler):
+    """Optuna's grid sampler without its ``study.stop()`` at exhaustion (that only works in ``optimize``);
+    the campaign loop asks ``is_exhausted`` itself."""
+
+    def after_trial(self, study: optuna.Study, trial: optuna.trial.FrozenTrial, state: optuna.trial.TrialState,
+                    values: Any) -> None:
+        return None
+
+
+@dataclass
+class SamplerArgs:
+    """What a sampler factory gets: the bound space, the seed, ``startup_trials`` and the extra ``options``."""
+
+    name: str
+    space: BoundSpace
+    seed: int | None
+    startup: int | None
+    options: dict[str, Any]
+
+    def startup_kw(self) -> dict[str, Any]:
+        return {} if self.startup is None else {"n_startup_trials": self.startup}
+
+    def no_options(self) -> None:
+        if self.options:
+            raise ConfigError(f"sampler.options: {sorted(self.options)}: sampler {self.name} takes no options")
+
+
+def _needs(module: str, message: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ConfigError(message)
+
+
+def _tpe(a: SamplerArgs) -> optuna.samplers.TPESampler:
+    kw: dict[str, Any] = {"seed": a.seed, "multivariate": True, "group": False,
+                          "n_startup_trials": a.startup if a.startup is not None else 5}
+    return optuna.samplers.TPESampler(**{**kw, **a.options})
+
+
+def _autotune(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    local = {k: a.options.pop(k) for k in ("local_fraction", "warmup", "gp_trials") if k in a.options}
+    tpe = _tpe(a)
+    gp_trials = local.pop("gp_trials", GP_TRIALS)
+    early = None
+    if gp_trials:
+        _needs("torch", "sampler.options.gp_trials needs PyTorch: install it with `make setup-gp`")
+        early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
+    try:
+        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), **local)
+    except ValueError as exc:
+        raise ConfigError(f"sampler.options: {exc}") from None
+
+
+def _ga(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    return GASampler(seed=a.seed, **a.options)
+
+
+def _random(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    a.no_options()
+    return optuna.samplers.RandomSampler(seed=a.seed)
+
+
+def _grid(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    a.no_options()
+    grid = {p.optuna_name: [p.encode(v) for v in p.values()] for p in a.space.active}
+    return AskTellGridSampler(grid, seed=a.seed)
+
+
+def _gp(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    _needs("torch", "sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
+    return optuna.samplers.GPSampler(**{"seed": a.seed, **a.startup_kw(), **a.options})
+
+
+def _cmaes(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    _needs("cmaes", "sampler cmaes needs the cmaes package: pip install 'autotune[samplers]'")
+    kw = {"seed": a.seed, "warn_independent_sampling": False, **a.startup_kw()}
+    return optuna.samplers.CmaEsSampler(**{**kw, **a.options})
+
+
+SAMPLERS: Registry[Callable[[SamplerArgs], optuna.samplers.BaseSampler]] = Registry("sampler", "sampler.name", NOT_ONE_OF)
+for _name, _factory in (("autotune", _autotune), ("tpe", _tpe), ("random", _random), ("grid", _grid), ("gp", _gp),
+                        ("cmaes", _cmaes), ("ga", _ga)):
+    SAMPLERS.register(_name, _factory)
+
+
+def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.BaseSampler:
+    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``."""
+    name = str(spec.get("name", DEFAULT_SAMPLER))
+    factory = SAMPLERS.get(name)
+    seed = spec.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
+    try:
+        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {})))
+    except TypeError as exc:
+        raise ConfigError(f"sampler.options: {exc}") from None
