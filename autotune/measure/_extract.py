@@ -68,7 +68,9 @@ class JsonExtractor(BaseExtractor):
         record = find_record(result.stdout)
         if record is None:
             return Measurement(None, error="no JSON record on stdout")
-        metrics = {k: float(v) for k, v in (record.get("metrics") or {}).items() if isinstance(v, (int, float))}
+        raw = record.get("metrics")
+        metrics = {str(k): float(v) for k, v in (raw.items() if isinstance(raw, dict) else ())
+                   if isinstance(v, (int, float))}
         path = str(self.options.get("field", ""))
         value: Any = None
         if path:

@@ -115,7 +115,8 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
                 study._storage.set_trial_system_attr(trial._trial_id, _MOVE_ATTR, label)
                 return params
         model = self._model_sampler(study)
-        model_space = model.infer_relative_search_space(study, trial)
+        # only this sampler's space: a parameter outside it is sampled independently (Optuna's contract)
+        model_space = {k: v for k, v in model.infer_relative_search_space(study, trial).items() if k in search_space}
         return model.sample_relative(study, trial, model_space) if model_space else {}
 
     def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,

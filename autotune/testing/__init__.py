@@ -1,6 +1,12 @@
-"""Contract test suites every launcher (and tracker) backend runs."""
+"""Contract test suites every plug-in backend passes (launchers, trackers, executors, extractors) and helpers."""
 
-from autotune.testing._launcher import LauncherContract, command_request
+from autotune.testing._executor import ExecutorContract, model_campaign
+from autotune.testing._extractor import ExtractorContract
+from autotune.testing._launcher import CommandLauncherContract, LauncherContract, command_request
 from autotune.testing._slurm import ensure_local_slurm
+from autotune.testing._tracker import TrackerContract
 
-__all__ = ["LauncherContract", "command_request", "ensure_local_slurm"]
+__all__ = [
+    "CommandLauncherContract", "ExecutorContract", "ExtractorContract", "LauncherContract", "TrackerContract",
+    "command_request", "ensure_local_slurm", "model_campaign",
+]

@@ -8,13 +8,7 @@ import pytest
 from autotune.errors import ConfigError, RegistryError
 from autotune.launch import get_launcher
 from autotune.launch._local import LocalLauncher
-from autotune.testing import LauncherContract, command_request
-
-
-class TestLocalContract(LauncherContract):
-    @pytest.fixture
-    def launcher(self) -> LocalLauncher:
-        return LocalLauncher({})
+from autotune.testing import command_request
 
 
 def test_registry_fails_loudly_on_unknown_names() -> None:

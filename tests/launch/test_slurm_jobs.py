@@ -16,7 +16,7 @@ import pytest
 from slurm_requests import PY, make_requests
 
 from autotune.launch import BaseLauncher, get_launcher
-from autotune.testing import LauncherContract, ensure_local_slurm
+from autotune.testing import ensure_local_slurm
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
@@ -47,12 +47,6 @@ def _sacct(job_id: str) -> list[str]:
 def _jobs_named(name: str) -> list[str]:
     out = subprocess.run(["scontrol", "show", "job", "-o"], capture_output=True, text=True, check=False).stdout
     return [m.group(1) for m in re.finditer(r"JobId=(\d+) JobName=(\S+)", out) if m.group(2) == name]
-
-
-class TestSlurmContract(LauncherContract):
-    @pytest.fixture
-    def launcher(self) -> BaseLauncher:
-        return _launcher()
 
 
 def test_mpi_job_succeeds_and_agrees_with_slurm(tmp_path: Path) -> None:

@@ -1,0 +1,67 @@
+"""Every registered launcher through its contract suite (autotune.testing): local, model, slurm, slurm-step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autotune.hints import Settings
+from autotune.launch import LAUNCHERS, AppSpec, BaseLauncher, RunRequest, get_launcher
+from autotune.model import _scenarios as S
+from autotune.pattern import IOPattern
+from autotune.testing import CommandLauncherContract, LauncherContract, ensure_local_slurm
+
+
+def test_every_registered_launcher_has_a_contract_here() -> None:
+    assert set(LAUNCHERS.names()) == {"local", "model", "slurm", "slurm-step"}
+
+
+class TestLocalContract(CommandLauncherContract):
+    @pytest.fixture
+    def launcher(self) -> BaseLauncher:
+        return get_launcher("local")({})
+
+
+def _model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
+                   repetition: int = 0) -> RunRequest:
+    prof = S.system(system)
+    return RunRequest(campaign="contract", trial=1, repetition=repetition, config=config, settings=Settings(info={}),
+                      app=AppSpec(name="ior", pattern=pattern, command=("ior",)), system=prof,
+                      fs=prof.filesystem(fs), run_dir=tmp / f"run-{repetition}", data_dir=tmp / "data", timeout=10.0)
+
+
+class TestModelContract(LauncherContract):
+    """The model runs no command: a repetition is a prediction; an impossible configuration is the failure."""
+
+    @pytest.fixture
+    def launcher(self) -> BaseLauncher:
+        return get_launcher("model")()
+
+    def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
+        return _model_request(tmp, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects", repetition)
+
+    def failing_request(self, tmp: Path) -> RunRequest:
+        big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
+        return _model_request(tmp, {"bb.nodes": 1}, big, "cori", "bb")
+
+
+@pytest.fixture
+def slurm() -> str:
+    return ensure_local_slurm()
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+class TestSlurmContract(CommandLauncherContract):
+    @pytest.fixture
+    def launcher(self, slurm: str) -> BaseLauncher:
+        return get_launcher("slurm")({"poll_interval": 0.2})
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+class TestSlurmStepContract(CommandLauncherContract):
+    @pytest.fixture
+    def launcher(self, slurm: str) -> BaseLauncher:
+        return get_launcher("slurm-step")({"poll_interval": 0.2})
