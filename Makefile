@@ -88,6 +88,7 @@ test: setup setup-browser
 lint: setup
 	$(VENV)/bin/ruff check autotune tests evaluation
 	$(VENV)/bin/mypy autotune
+	$(VENV)/bin/lint-imports
 
 clean-venv:
 	rm -rf $(VENV)

@@ -11,7 +11,7 @@ from typing import Any
 from autotune.campaign._runtime import Runtime
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
-from autotune.measure import aggregate, spread, verify_hints
+from autotune.measure import add_mpiio_stats, aggregate, spread, verify_hints
 from autotune.space import Config
 
 
@@ -119,6 +119,7 @@ def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest]
 
 
 def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult) -> None:
+    add_mpiio_stats(res)  # Cray MPI-IO statistics, whichever launcher ran it
     info = {k: v for k, v in res.info.items() if k != "command"}
     info.update(wall_s=round(res.wall_seconds, 3), returncode=res.returncode)
     outcome.run_info.append(info)

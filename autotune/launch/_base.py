@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from autotune._registry import Registry
+from autotune._result import RunResult
 from autotune._yaml import check_keys
 from autotune.hints import Settings
 from autotune.pattern import IOPattern
@@ -63,23 +64,6 @@ class RunRequest:
     is_default: bool = False
     previous_run_dir: Path | None = None  # the same repetition of an interrupted earlier attempt
     time_limit: float | None = None  # the scheduler's limit for a job, when it differs from timeout
-
-
-@dataclass
-class RunResult:
-    """What a repetition produced. A failed run has ``error`` set (one line) and keeps its stderr."""
-
-    returncode: int | None
-    stdout: str = ""
-    stderr: str = ""
-    wall_seconds: float = 0.0
-    timed_out: bool = False
-    error: str | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.returncode == 0 and not self.timed_out
 
 
 class BaseLauncher(abc.ABC):

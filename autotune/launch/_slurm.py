@@ -31,7 +31,7 @@ from autotune.launch._jobscript import (
     slurm_time,
 )
 from autotune.launch._process import clean_stderr, run_process, tail
-from autotune.measure._craystats import parse_mpiio_stats
+from autotune.measure import add_mpiio_stats
 from autotune.units import parse_duration
 
 MODES = ("job", "step")
@@ -259,10 +259,7 @@ class SlurmLauncher(BaseLauncher):
                                 "script": str(job_dir / ("steps.sh" if step else "job.sh"))}
         if files.path("getstripe").exists():
             info["getstripe"] = _read(files.path("getstripe"))[:4000]
-        stats = parse_mpiio_stats(err)
-        if stats:
-            info["mpiio_stats"] = stats
-        res = RunResult(returncode=rc, stdout=out, stderr=err, wall_seconds=wall, info=info)
+        res = add_mpiio_stats(RunResult(returncode=rc, stdout=out, stderr=err, wall_seconds=wall, info=info))
         job_err = "" if step else clean_stderr(_read(job_dir / f"slurm-{job.job_id}.err"))
         job_failed = overrun or (not step and job.state not in ("COMPLETED", "FAILED"))
         if rc == 0:

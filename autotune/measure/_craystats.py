@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from autotune._result import RunResult
+
 _HEADER = re.compile(
     r"^MPIIO\s+(?P<op>write|read)\s+(?:(?P<access>access patterns)|by phases,.*?)\s+for\s+(?P<file>\S.*?)\s*$",
     re.IGNORECASE,
@@ -112,3 +114,15 @@ def parse_mpiio_stats(text: str) -> dict[str, Any]:
     if summary.get("system_writes"):
         summary["stripe_sized_write_fraction"] = round(summary.get("stripe_sized_writes", 0) / summary["system_writes"], 4)
     return {"files": files, "summary": summary}
+
+
+def add_mpiio_stats(result: RunResult) -> RunResult:
+    """Put the Cray MPI-IO report of ``result``'s stderr (if any) in ``result.info["mpiio_stats"]``.
+
+    Called for every repetition whatever launched it (``MPICH_MPIIO_STATS=1`` prints on rank 0's stderr).
+    """
+    if "mpiio_stats" not in result.info:
+        stats = parse_mpiio_stats(result.stderr)
+        if stats:
+            result.info["mpiio_stats"] = stats
+    return result

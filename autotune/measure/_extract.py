@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from autotune._registry import Registry
+from autotune._result import RunResult
 from autotune._yaml import check_keys
 from autotune.errors import ConfigError
-from autotune.launch import RunResult
 from autotune.units import parse_size
 
 

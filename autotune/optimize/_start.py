@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import optuna
 
@@ -10,10 +10,25 @@ from autotune.optimize._prior import model_ranked, scaled_constants
 from autotune.optimize._warm import warm_start
 from autotune.space import BoundSpace, Config
 
-if TYPE_CHECKING:
-    from autotune.campaign import Campaign
-
 PRIOR_TOP = 3
+
+
+class _Objective(Protocol):
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def maximize(self) -> bool: ...
+
+
+class StartSpec(Protocol):
+    """What the start needs of a campaign: its ``sampler`` mapping and its objective (metric, direction)."""
+
+    @property
+    def sampler(self) -> dict[str, Any]: ...
+
+    @property
+    def objective(self) -> _Objective: ...
 
 
 def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
@@ -28,7 +43,7 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
     return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {})}
 
 
-def initial_configs(c: Campaign, space: BoundSpace, study: optuna.Study) -> list[Config]:
+def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> list[Config]:
     """Configurations to enqueue after the default: an earlier campaign's best, then the model's best."""
     out: list[Config] = []
     if c.sampler.get("warm_start"):

@@ -7,13 +7,12 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState, create_trial
 
+from autotune._storage import make_storage
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
 
 
 def load_source(storage: str, study: str) -> optuna.Study:
-    from autotune.campaign._study import make_storage
-
     try:
         return optuna.load_study(study_name=study, storage=make_storage(storage))
     except KeyError:
