@@ -70,6 +70,7 @@ class CampaignLoop:
         self.progress = progress
         self.command_line = command_line
         self.on_trial = on_trial
+        self._queued: tuple[optuna.Study, optuna.Trial, Config, float | None]  # the serial _submit's trial
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -171,41 +172,56 @@ class CampaignLoop:
                 return "wall_time"
         return None
 
+    # -- how trials run: one at a time here; ``ParallelLoop`` (execute/) overrides these two ----------------
+    parallel = 1  # trials in flight at once
+
+    def _submit(self, study: optuna.Study, trial: optuna.Trial, config: Config, incumbent: float | None) -> Any:
+        """Start ``trial`` (here: queue it; it runs in ``_wait``); returns its handle."""
+        self._queued = (study, trial, config, incumbent)
+        return trial.number
+
+    def _wait(self, handles: list[Any]) -> list[tuple[Any, TrialOutcome]]:
+        """Block until at least one submitted trial finished; ``[(handle, outcome)]``."""
+        study, trial, config, incumbent = self._queued
+        retry_of = trial.user_attrs.get("retry_of")
+        with heartbeat(study, trial):
+            outcome = run_trial(self.rt, trial.number, config, bool(trial.user_attrs.get("is_default", False)),
+                                self.c.objective.repeats, retry_of=int(retry_of) if retry_of is not None else None,
+                                incumbent=incumbent)
+        return [(trial.number, outcome)]
+
     def _loop(self, study: optuna.Study) -> tuple[int, str]:
-        rt, c = self.rt, self.c
+        """Keep up to ``parallel`` trials in flight until the budget is spent; tell them as they finish."""
         started = time.monotonic()
         per_trial: list[float] = []
         n_now, infeasible_row = 0, 0
-        total = c.budget.trials
-        bar = self._bar(study, total)
+        pending: dict[Any, optuna.Trial] = {}
+        bar = self._bar(study, self.c.budget.trials)
         try:
             while True:
-                stop = self._budget_left(study, started, per_trial)
-                if stop:
-                    return n_now, stop
-                proposed = self._propose(study)
-                if proposed is None:
-                    infeasible_row += 1
-                    if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
-                        raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules: the space leaves "
-                                            "almost no room; widen it or relax the rules")
-                    continue
-                infeasible_row = 0
-                trial, config = proposed
-                retry_of = trial.user_attrs.get("retry_of")
-                incumbent = best_trial(study) if c.objective.adaptive else None
-                try:
-                    with heartbeat(study, trial):
-                        outcome = run_trial(rt, trial.number, config, bool(trial.user_attrs.get("is_default", False)),
-                                            c.objective.repeats,
-                                            retry_of=int(retry_of) if retry_of is not None else None,
-                                            incumbent=incumbent.value if incumbent is not None else None)
-                except (KeyboardInterrupt, _Interrupted):
-                    self._mark_interrupted(study, [trial])
-                    return n_now, "interrupted"
-                self._record(study, trial, outcome, bar)
-                n_now += 1
-                per_trial.append(outcome.duration)
+                stop = self._budget_left(study, started, per_trial)  # running trials (ours too) count
+                while stop is None and len(pending) < self.parallel:
+                    proposed = self._propose(study)
+                    if proposed is None:
+                        infeasible_row += 1
+                        if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
+                            raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules: the space leaves "
+                                                "almost no room; widen it or relax the rules")
+                        continue
+                    infeasible_row = 0
+                    trial, config = proposed
+                    best = best_trial(study) if self.c.objective.adaptive else None
+                    pending[self._submit(study, trial, config, best.value if best is not None else None)] = trial
+                    stop = self._budget_left(study, started, per_trial)
+                if not pending:
+                    return n_now, stop or "trials"
+                for handle, outcome in self._wait(list(pending)):
+                    self._record(study, pending.pop(handle), outcome, bar)
+                    n_now += 1
+                    per_trial.append(outcome.duration)
+        except (KeyboardInterrupt, _Interrupted):
+            self._mark_interrupted(study, list(pending.values()))
+            return n_now, "interrupted"
         finally:
             if bar is not None:
                 bar.close()

@@ -21,7 +21,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import CampaignLoop, Runtime, summary_text
+    from autotune.campaign import Runtime, summary_text
+    from autotune.execute import run_with_executor
     from autotune.tracking import get_tracker
 
     c = load(args)
@@ -32,12 +33,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if c.tracking.get("enabled", True):
         tracker = get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
                                          "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
-    if c.executor.get("name", "serial") != "serial":
-        from autotune.execute import run_with_executor
-
-        result = run_with_executor(c, rt, tracker=tracker, command_line=shlex.join(["autotune", *argv]))
-    else:
-        result = CampaignLoop(c, runtime=rt, tracker=tracker, command_line=shlex.join(["autotune", *argv])).run()
+    result = run_with_executor(c, rt, tracker=tracker, command_line=shlex.join(["autotune", *argv]))
     print()
     print(summary_text(rt, result.study))
     if result.stopped_by == "wall_time":
