@@ -64,6 +64,9 @@ def load_all(args: argparse.Namespace) -> list[Campaign]:
 
 def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run or resume every campaign (unless --no-run / report), then write the report."""
+    from autotune._extras import require
+
+    require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
     from autotune.report._notify import notify, parse_notify
     from autotune.report._run import compare_campaigns
     from autotune.units import parse_duration

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
+from autotune._extras import require
 from autotune.errors import ConfigError
 from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource, register_executor
 
@@ -80,7 +81,7 @@ class RayExecutor(BaseExecutor):
     # --- Ray instance --------------------------------------------------------------------------
     def start(self, needed: Sequence[str] = ()) -> None:
         """Connect to ``address`` or start a private local instance (127.0.0.1, no token auth)."""
-        import ray
+        ray = require("ray", "ray", "the ray executor")
 
         if not ray.is_initialized():
             if self.address:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
+from autotune._extras import require
 from autotune.errors import ConfigError
 from autotune.model._constants import Constants, constants_for
 from autotune.model._predict import predict
@@ -49,6 +49,7 @@ def fit_constants(measurements: Sequence[Measurement], system: SystemProfile, na
     ``bounds`` limit each constant to ``start x [low, high]``. Needs at least as many measurements as
     constants. Returns the fitted values; put them under ``model:`` in the site's profile.
     """
+    least_squares = require("scipy.optimize", "model", "fitting model constants").least_squares
     fs = system.filesystem(filesystem)
     base = start if start is not None else constants_for(system, fs)
     if len(measurements) < len(names):

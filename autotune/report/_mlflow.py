@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from autotune._extras import require
+
 EXPERIMENT = "autotune-compare"
 KEY_TAG = "autotune.compare.key"
 
@@ -26,6 +28,7 @@ def _metric_name(label: str, what: str) -> str:
 def log_comparison(data: dict[str, Any], report_dir: Path, tracking_uri: str, artifact_root: Path) -> str:
     """Create or update the comparison run in ``tracking_uri``; returns its run id."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    require("mlflow", "tracking", "logging the comparison to MLflow")
     from mlflow.entities import Metric, RunTag
     from mlflow.tracking import MlflowClient
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
+from autotune._extras import require
 from autotune.report._figures import TargetFigures, TrialRow
 from autotune.report._stats import Comparison, bootstrap_best, interval
+
+matplotlib = require("matplotlib", "report", "the report's plots (autotune compare/report)")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})

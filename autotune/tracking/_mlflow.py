@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._extras import require
 from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
 
 STUDY_TAG = "autotune.study"
@@ -27,6 +28,7 @@ class MlflowTracker(BaseTracker):
 
     def __init__(self, uri: str, experiment: str, artifacts: str | None = None) -> None:
         os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+        require("mlflow", "tracking", "tracking to MLflow (use --no-tracking or tracking: {enabled: false})")
         from mlflow.tracking import MlflowClient
 
         logging.getLogger("mlflow").setLevel(logging.WARNING)
