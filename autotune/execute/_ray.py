@@ -9,7 +9,6 @@ Many campaigns: ``map`` runs one task per campaign (``run_campaign_task``), with
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
@@ -159,8 +158,3 @@ class RayExecutor(BaseExecutor):
             if progress:
                 progress(len(refs) - len(left), len(refs))
         return out
-
-
-def print_progress(done: int, total: int, stream: TextIO = sys.stderr) -> None:
-    """A one-line progress report (``map(..., progress=print_progress)``)."""
-    print(f"\r{done}/{total} done", end="\n" if done == total else "", file=stream, flush=True)

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import optuna
-
 from autotune._paths import available, find_named
 from autotune._yaml import check_keys, expect, load_yaml
 from autotune.errors import ConfigError
@@ -209,19 +207,6 @@ class BoundSpace:
 
     def default_config(self) -> Config:
         return {**self.defaults, **self.fixed}
-
-    def suggest(self, trial: optuna.Trial) -> Config:
-        """Ask Optuna for a configuration (all active parameters, plus the fixed ones)."""
-        config: Config = dict(self.fixed)
-        for p in self.active:
-            if p.type == "categorical":
-                raw: Any = trial.suggest_categorical(p.optuna_name, list(p.choices))  # type: ignore[arg-type]
-            elif p.type == "pow2":
-                raw = trial.suggest_int(p.optuna_name, p.low, p.high)
-            else:
-                raw = trial.suggest_int(p.optuna_name, p.low, p.high, log=p.log, step=1 if p.log else p.step)
-            config[p.name] = p.decode(raw)
-        return config
 
     def to_optuna(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return {p.optuna_name: p.encode(config[p.name]) for p in self.active if p.name in config}

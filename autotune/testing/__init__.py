@@ -3,10 +3,11 @@
 from autotune.testing._executor import ExecutorContract, model_campaign
 from autotune.testing._extractor import ExtractorContract
 from autotune.testing._launcher import CommandLauncherContract, LauncherContract, command_request
+from autotune.testing._requests import PY, make_requests
 from autotune.testing._slurm import ensure_local_slurm
 from autotune.testing._tracker import TrackerContract
 
 __all__ = [
-    "CommandLauncherContract", "ExecutorContract", "ExtractorContract", "LauncherContract", "TrackerContract",
-    "command_request", "ensure_local_slurm", "model_campaign",
+    "PY", "CommandLauncherContract", "ExecutorContract", "ExtractorContract", "LauncherContract", "TrackerContract",
+    "command_request", "ensure_local_slurm", "make_requests", "model_campaign",
 ]

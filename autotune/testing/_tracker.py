@@ -40,7 +40,6 @@ class TrackerContract:
         tracker.log_trial(trial(0))
         tracker.log_trial(trial(1, reps=(5.0, None, 7.0)))
         tracker.log_trial(trial(2, state="FAIL", reps=(None,)))
-        tracker.log_trial(trial(3, state="INFEASIBLE", reps=()))
         tracker.finish({"best_value": 12.0, "best_params": {"lustre.stripe_count": 4}, "default_value": 12.0})
         kept = self.recorded(tracker)
         if kept is not None:

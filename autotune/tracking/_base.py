@@ -16,7 +16,7 @@ class TrialRecord:
     """What a tracker sees of one finished trial."""
 
     number: int
-    state: str  # "COMPLETE" | "FAIL" | "INFEASIBLE"
+    state: str  # "COMPLETE" | "FAIL" (a configuration that breaks a rule is never run, never tracked)
     config: dict[str, Any]
     value: float | None
     repetitions: list[float | None]

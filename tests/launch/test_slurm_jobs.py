@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from slurm_requests import PY, make_requests
 
 from autotune.launch import BaseLauncher, get_launcher
-from autotune.testing import ensure_local_slurm
+from autotune.testing import PY, ensure_local_slurm, make_requests
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
@@ -124,8 +123,7 @@ def test_recover_after_a_crash_does_not_submit_twice(tmp_path: Path) -> None:
     campaign = f"crash{os.getpid()}"
     reqs = make_requests(tmp_path, command=("bash", "-c", "sleep 3; echo done-$AUTOTUNE_REPETITION"), mpiexec=False,
                          reps=2, campaign=campaign)
-    driver = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-              "from pathlib import Path\nfrom slurm_requests import make_requests\nfrom autotune.launch import get_launcher\n"
+    driver = ("from pathlib import Path\nfrom autotune.testing import make_requests\nfrom autotune.launch import get_launcher\n"
               f"reqs = make_requests(Path({str(tmp_path)!r}), command=('bash', '-c', 'sleep 3; echo done-$AUTOTUNE_REPETITION'),"
               f" mpiexec=False, reps=2, campaign={campaign!r})\n"
               "get_launcher('slurm')({'poll_interval': 0.2}).run_many(reqs)\n")

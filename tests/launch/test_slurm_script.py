@@ -8,11 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from slurm_requests import make_requests
 
 from autotune.errors import ConfigError
 from autotune.launch import get_launcher
 from autotune.launch._jobscript import slurm_time
+from autotune.testing import make_requests
 
 HOSTILE = ["a'; rm -rf / #", "$(touch /tmp/pwned)", "x\ny; touch /tmp/pwned", "`touch /tmp/pwned`", '"; exit 3 #']
 

@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from slurm_requests import make_requests
 
 from autotune.errors import ConfigError
 from autotune.launch import BaseLauncher, RunRequest, get_launcher
 from autotune.launch import _slurmctl as ctl
 from autotune.launch._slurm import COMMENT_PREFIX, JOB_FILE, SUBMITTING_FILE
-from autotune.testing import ensure_local_slurm
+from autotune.testing import ensure_local_slurm, make_requests
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 SLEEP_ECHO = ("bash", "-c", "sleep 2; echo done-$AUTOTUNE_REPETITION")

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from report_helpers import EXPERIMENTS, autotune
+from autotune.testing.reports import EXPERIMENTS, autotune
 
 BIN = Path(sys.executable).parent
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from report_helpers import (
+from autotune.testing.reports import (
     EXPERIMENTS,
     ROOT,
     autotune,

@@ -5,7 +5,6 @@ MLflow, and the wall-time budget stopping between trials and resuming."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,7 @@ import pytest
 from autotune.campaign import load_campaign
 from autotune.model import _scenarios as S
 from autotune.model import predict
-
-sys.path.insert(0, str(Path(__file__).parent))
-from report_helpers import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, recompute, trials_run
+from autotune.testing.reports import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, recompute, trials_run
 
 WRF = [str(EXPERIMENTS / "compare-wrfchem-lustre.yaml"), str(EXPERIMENTS / "compare-wrfchem-bb.yaml")]
 VPIC = [str(EXPERIMENTS / "compare-vpic-collective.yaml"), str(EXPERIMENTS / "compare-vpic-independent.yaml")]

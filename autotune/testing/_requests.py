@@ -1,4 +1,4 @@
-"""Building RunRequests for the Slurm launcher tests (real system profiles, resolved settings)."""
+"""Building RunRequests for the launcher tests (tests/launch/) (real system profiles, resolved settings)."""
 
 from __future__ import annotations
 

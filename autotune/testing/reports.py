@@ -1,4 +1,4 @@
-"""Helpers for the report tests: run the CLI, recompute figures from the Optuna storage and MLflow."""
+"""Helpers for the report tests (tests/report/): run the CLI, recompute figures from the Optuna storage and MLflow."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import numpy as np
 import optuna
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-EXPERIMENTS = ROOT / "examples"
+from autotune._paths import REPO_ROOT as ROOT
+
+EXPERIMENTS = ROOT / "examples"  # a source checkout (the tests run there)
 
 
 def autotune(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -42,10 +43,11 @@ def recompute(storage: str, study: str, nodes: int) -> dict[str, Any]:
     ran = [t for t in s.trials if t.user_attrs.get("ran") and t.state.name in ("COMPLETE", "FAIL")]
     done = [t for t in ran if t.state.name == "COMPLETE" and t.value is not None]
     maximize = s.direction == optuna.study.StudyDirection.MAXIMIZE
-    best = (max if maximize else min)(done, key=lambda t: t.value)
+    best = (max if maximize else min)(done, key=lambda t: float(t.value or 0.0))
     default = next(t for t in done if t.user_attrs.get("is_default"))
     wall = sum(r["wall_s"] for t in ran for r in t.user_attrs["run_info"])
-    speed = best.value / default.value if maximize else default.value / best.value
+    best_value, default_value = float(best.value or 0.0), float(default.value or 0.0)
+    speed = best_value / default_value if maximize else default_value / best_value
     return {"best_value": best.value, "best_trial": best.number, "default_value": default.value,
             "speedup_over_default": speed, "node_hours": wall * nodes / 3600, "trials_run": len(ran),
             "best_repetitions": best.user_attrs["repetitions"], "trials": ran, "maximize": maximize}
