@@ -75,6 +75,15 @@ class IOPattern:
         return self.ranks * self.bytes_per_rank
 
     @property
+    def written_bytes(self) -> int:
+        """Bytes all write phases leave on the target (one phase's bytes when the app only reads)."""
+        return self.data_bytes * max(1, self.phases.count("write")) if "write" in self.phases else self.data_bytes
+
+    def bb_nodes(self, granularity: int) -> int:
+        """The default burst-buffer allocation: the fewest grains of ``granularity`` bytes that hold what it writes."""
+        return max(1, math.ceil(self.written_bytes / granularity))
+
+    @property
     def is_all_collective(self) -> bool:
         """True when every MPI-IO access is collective: required by Cray's shared lock mode."""
         return self.all_collective or (self.io_mode == "collective" and self.library == "mpiio")

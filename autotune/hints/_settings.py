@@ -70,7 +70,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     bb = None
     if fs.kind == "datawarp":
         pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
-        nodes = int(config.get("bb.nodes", max(1, math.ceil(pattern.data_bytes / pool.granularity))))
+        nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
         cap_bytes, cap = dw_capacity(nodes, pool)
         bb = BurstBuffer(nodes, pool.name, cap_bytes, cap)
     align = config.get("hdf5.alignment")

@@ -56,8 +56,7 @@ def _int(config: Mapping[str, Any], key: str, default: int) -> int:
 def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[int, int, int]:
     """(grains, grains on the busiest node, physical nodes); capacity below the data is an error."""
     pool = fs.pool(config.get("bb.pool"))
-    written = pattern.data_bytes * max(1, pattern.phases.count("write")) if "write" in pattern.phases \
-        else pattern.data_bytes
+    written = pattern.written_bytes
     if "bb.nodes" in config:
         grains = _int(config, "bb.nodes", 1)
         if grains * pool.granularity < written:
@@ -65,7 +64,7 @@ def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[
                 f"bb.nodes: {grains} x {pool.granularity / 1024**3:.2f} GiB ({pool.name}) = "
                 f"{grains * pool.granularity / 1e9:.1f} GB is below the {written / 1e9:.1f} GB the pattern writes")
     else:
-        grains = max(1, math.ceil(written / pool.granularity))
+        grains = pattern.bb_nodes(pool.granularity)
     wrap = math.ceil(grains / pool.nodes)
     return grains, wrap, min(grains, pool.nodes)
 

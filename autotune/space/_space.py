@@ -198,8 +198,8 @@ class BoundSpace:
         env.setdefault("mpiio.romio_cb_write", "automatic")
         env["derived.aggregators"] = aggregators(self.system, self.fs, self.pattern, config)
         if self.fs.kind == "datawarp":
-            env.setdefault("bb.nodes", 1)
             pool = self.fs.pool(str(config.get("bb.pool")) if "bb.pool" in config else None)
+            env.setdefault("bb.nodes", self.pattern.bb_nodes(pool.granularity))  # as hints and the model default it
             env.setdefault("bb.pool", pool.name)
             env["derived.bb_capacity"] = dw_capacity(int(env["bb.nodes"]), pool)[0]
             env["derived.bb_pool_nodes"] = pool.nodes
@@ -286,7 +286,8 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
         if system.is_cray and fs.kind == "lustre":
             cb = config.get("lustre.stripe_count", fs.default_stripe_count)
         elif system.is_cray and fs.kind == "datawarp":
-            cb = config.get("bb.nodes", 1)
+            pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
+            cb = config.get("bb.nodes", pattern.bb_nodes(pool.granularity))
         else:
             cb = pattern.nodes
     mult = config.get("cray.cb_nodes_multiplier", 1) if system.is_cray else 1
