@@ -8,7 +8,7 @@ to measured runs. See docs/model.md.
 
 from autotune.model._calibrate import calibrate
 from autotune.model._constants import Constants, constants_for
-from autotune.model._fit import FitResult, Measurement, fit_constants
+from autotune.model._fit import FitResult, MeasuredRun, fit_constants
 from autotune.model._noise import NoiseModel, sample
 from autotune.model._predict import metadata_term, predict
 from autotune.model._prediction import (
@@ -18,11 +18,11 @@ from autotune.model._prediction import (
     Prediction,
     Term,
 )
-from autotune.model._settings import Resolved, resolve
+from autotune.model._settings import Resolved, settings_in_effect
 from autotune.model._simulate import simulate_run
 
 __all__ = [
-    "RESOURCES", "Constants", "FitResult", "Limit", "Measurement", "NoiseModel", "PhasePrediction", "Prediction",
-    "Resolved", "Term", "calibrate", "constants_for", "fit_constants", "metadata_term", "predict", "resolve", "sample",
-    "simulate_run",
+    "RESOURCES", "Constants", "FitResult", "Limit", "MeasuredRun", "NoiseModel", "PhasePrediction", "Prediction",
+    "Resolved", "Term", "calibrate", "constants_for", "fit_constants", "metadata_term", "predict", "sample",
+    "settings_in_effect", "simulate_run",
 ]

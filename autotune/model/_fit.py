@@ -24,7 +24,7 @@ from autotune.systems import SystemProfile
 
 
 @dataclass(frozen=True)
-class Measurement:
+class MeasuredRun:
     """One measured run: what ran, with which configuration, and how long it took."""
 
     pattern: IOPattern
@@ -41,7 +41,7 @@ class FitResult:
     rms_log_error: float
 
 
-def fit_constants(measurements: Sequence[Measurement], system: SystemProfile, names: Sequence[str],
+def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, names: Sequence[str],
                   filesystem: str | None = None, *, start: Constants | None = None,
                   bounds: tuple[float, float] = (1e-3, 1e3)) -> FitResult:
     """Fit the constants ``names`` (e.g. ``["ost_write_bw", "write_latency"]``) to ``measurements``.

@@ -13,7 +13,7 @@ from autotune.model._datawarp import (
 )
 from autotune.model._lustre import lustre_collective, lustre_independent
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
-from autotune.model._settings import Resolved, resolve
+from autotune.model._settings import Resolved, settings_in_effect
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile
 
@@ -54,7 +54,7 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
     cfg = dict(config or {})
     fs = system.filesystem(filesystem)
     c = constants if constants is not None else constants_for(system, fs)
-    r, eff = resolve(pattern, system, fs, cfg, c)
+    r, eff = settings_in_effect(cfg, system, fs, pattern, c)
     phases = []
     for op in pattern.phases:
         terms, limits = _phase(pattern, r, c, fs, op)

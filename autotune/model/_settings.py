@@ -69,9 +69,9 @@ def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[
     return grains, wrap, min(grains, pool.nodes)
 
 
-def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: Mapping[str, Any],
-            c: Constants) -> tuple[Resolved, dict[str, Any]]:
-    """The settings in effect and the ``hints_in_effect`` record."""
+def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern,
+                       c: Constants) -> tuple[Resolved, dict[str, Any]]:
+    """The settings in effect on the model and the ``hints_in_effect`` record (arguments as ``hints.resolve``)."""
     cray = system.is_cray
     bb_nodes = bb_wrap = bb_phys = 0
     if fs.kind == "lustre":

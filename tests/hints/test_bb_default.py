@@ -6,8 +6,8 @@ import pytest
 
 from autotune.hints import resolve
 from autotune.model import _scenarios as S
+from autotune.model import settings_in_effect
 from autotune.model._constants import constants_for
-from autotune.model._settings import resolve as model_resolve
 from autotune.pattern import IOPattern
 from autotune.space import load_space
 from autotune.space._space import aggregators
@@ -23,7 +23,7 @@ def test_rules_hints_and_model_use_one_bb_default(phases: tuple[str, ...]) -> No
     config = {"bb.pool": bb.pool(None).name}
     settings = resolve(config, cori, bb, pattern)
     assert settings.bb is not None and settings.bb.nodes == grains
-    resolved, _ = model_resolve(pattern, cori, bb, config, constants_for(cori, bb))
+    resolved, _ = settings_in_effect(config, cori, bb, pattern, constants_for(cori, bb))
     assert resolved.bb_nodes == grains
     space = load_space("datawarp-cray").bind(cori, bb, pattern)
     assert space.env(config)["bb.nodes"] == grains

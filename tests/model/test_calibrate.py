@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from autotune.errors import ConfigError
-from autotune.model import Measurement, NoiseModel, fit_constants, predict
+from autotune.model import MeasuredRun, NoiseModel, fit_constants, predict
 from autotune.model import _scenarios as S
 from autotune.model._calibrate import main, table
 from autotune.pattern import IOPattern
@@ -41,14 +41,14 @@ def test_fit_recovers_known_constants(theta: SystemProfile) -> None:
         pat = IOPattern(ranks=ranks, nodes=max(1, ranks // 16), bytes_per_rank=16 << 20, transfer_size=16 << 20)
         cfg = {"lustre.stripe_count": sc, "lustre.stripe_size": ss}
         secs = noise.sample(predict(pat, theta, "projects", cfg, constants=truth), rng).seconds
-        runs.append(Measurement(pat, cfg, secs))
+        runs.append(MeasuredRun(pat, cfg, secs))
     fit = fit_constants(runs, theta, ["write_latency", "ost_write_bw"], "projects")
     assert fit.values["write_latency"] == pytest.approx(1.5e-3, rel=0.1)
     assert fit.rms_log_error < 0.05
 
 
 def test_fit_needs_enough_measurements(theta: SystemProfile) -> None:
-    one = [Measurement(S.THETA_IOR, {}, 1.0)]
+    one = [MeasuredRun(S.THETA_IOR, {}, 1.0)]
     with pytest.raises(ConfigError):
         fit_constants(one, theta, ["write_latency", "ost_write_bw"], "projects")
 
