@@ -62,7 +62,7 @@ def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime
     wait = UNCLAIMED_S - (now - started).total_seconds()
     if wait > 0:
         time.sleep(wait)
-    fresh = study._storage.get_trial(t._trial_id)
+    fresh = study.get_trials(deepcopy=False)[t.number]
     return fresh.state == TrialState.RUNNING and not fresh.user_attrs.get("worker")
 
 
@@ -82,10 +82,11 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
             continue
         if not worker and not _stays_unclaimed(study, t, now):
             continue  # just asked by another worker, which named itself a moment later
+        # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
         study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
         study._storage.set_trial_user_attr(t._trial_id, "ran", False)  # its retry is what the budget counts
         study._storage.set_trial_user_attr(t._trial_id, "interrupted", True)
-        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        study.tell(t.number, state=TrialState.FAIL)
         enqueue_retry(study, t)
         failed.append(t.number)
     if isinstance(study._storage, optuna.storages.RDBStorage):
