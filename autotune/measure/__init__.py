@@ -10,9 +10,11 @@ from autotune.measure._extract import (
     find_record,
     get_extractor,
 )
+from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
 __all__ = [
-    "AGGREGATES", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
+    "AGGREGATES", "CANONICAL", "UNITS", "BaseExtractor", "MetricUnit", "check_direction", "metric_unit",
+    "to_canonical", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
     "aggregate", "count_aggregators", "find_record", "get_extractor", "spread", "verify_hints",
 ]
