@@ -42,6 +42,8 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     print(summary_text(rt, result.study))
     if result.stopped_by == "wall_time":
         print("stopped: wall-time budget reached between trials; run the same command to continue")
+    if result.stopped_by == "default_failed":
+        print("stopped: the default configuration failed (see above); fix the campaign, then run the same command")
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None:
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
@@ -51,7 +53,13 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
             print(f"autotune: warning: {warning}", file=sys.stderr)
-    return 130 if result.stopped_by == "interrupted" else 0
+    if result.stopped_by == "interrupted":
+        return 130
+    s = result.summary
+    if result.stopped_by == "default_failed" or (s.get("trials_run") and s.get("trials_failed") == s.get("trials_run")):
+        print("autotune: every trial failed: nothing to recommend (exit 1)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _dry_run(rt: Any, trials: int | None) -> int:
