@@ -90,9 +90,25 @@ def test_tune_stops_after_a_failing_default_and_exits_non_zero(make_campaign: An
     assert "every trial failed" in captured.err
 
 
+@pytest.mark.slow
 def test_failed_trials_after_a_working_default_are_a_normal_campaign(make_campaign: Any, capsys: Any,
                                                                      monkeypatch: Any) -> None:
     monkeypatch.setenv("FAKE_FAIL_TRIALS", "1,2")
     monkeypatch.setenv("FAKE_SLEEP", "0")
     assert main(["tune", str(make_campaign(budget={"trials": 3}))]) == 0
     assert "3 trials run (2 failed)" in capsys.readouterr().out
+
+
+def test_status_export_and_run_directory_after_a_short_campaign(make_campaign: Any, capsys: Any,
+                                                                 monkeypatch: Any) -> None:
+    monkeypatch.setenv("FAKE_SLEEP", "0")
+    path = make_campaign(budget={"trials": 2})
+    assert main(["tune", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["status", str(path)]) == 0
+    assert "trials: 2 finished (2 complete, 0 failed), 0 running, 0 queued" in capsys.readouterr().out
+    assert main(["export", str(path), "--format", "mpich"]) == 2
+    err = capsys.readouterr().err
+    assert "MPICH_MPIIO_HINTS is read only by Cray MPICH" in err and "use --format romio" in err
+    command = (path.parent / "work" / "runs" / "trial-0001" / "rep-0" / "command.txt").read_text()
+    assert "AUTOTUNE_TRIAL=1" in command and "ROMIO_PRINT_HINTS=1" in command and "fake_app.py" in command
