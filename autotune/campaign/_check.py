@@ -4,7 +4,6 @@ fail-fast report of ``tune`` when the default configuration fails in every repet
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

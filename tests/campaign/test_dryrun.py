@@ -22,7 +22,7 @@ def test_dry_run_proposals_equal_the_real_runs_first_proposals(tmp_path: Path, s
     c = load_campaign(REPO / "examples" / "model-theta-ior.yaml")
     c = c.with_overrides(workdir=tmp_path, budget=replace(c.budget, trials=8), tracking={"enabled": False},
                          sampler=sampler)
-    shown, depends = proposals(c, Runtime.build(c), 8)
+    shown, _ = proposals(c, Runtime.build(c), 8)
     assert len(shown) >= 4 and shown[0].is_default
     if sampler["name"] == "autotune":  # the default, then the model's enqueued picks
         assert any(p.initial for p in shown[1:])

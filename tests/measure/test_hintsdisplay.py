@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from autotune.measure import parse_hints_blocks, parse_hints_display, strip_hints_display, verify_hints
 
-# Verbatim from MPICH 4.0.2 here (examples/my-app with cb_nodes 2, cb_config_list *:*, a bogus key; 4 ranks).
-ROMIO = """key = cb_buffer_size            value = 16777216  
-key = romio_cb_read             value = automatic 
-key = romio_cb_write            value = enable    
-key = cb_nodes                  value = 2         
-key = romio_no_indep_rw         value = false     
-key = romio_ds_write            value = automatic 
-key = cb_config_list            value = *:*       
-key = romio_filesystem_type     value = UFS: Generic ROMIO driver for all UNIX-like file systems
-key = romio_aggregator_list     value = 0 1       
-wrote 4.0 MiB in 0.216 s
-bandwidth: 18.53 MiB/s
-"""
+# What MPICH 4.0.2 printed here (examples/my-app with cb_nodes 2, cb_config_list *:*; 4 ranks): ROMIO's
+# "key = %-25s value = %-10s" lines (values padded with trailing blanks), then the program's own lines.
+_PRINTED = [("cb_buffer_size", "16777216"), ("romio_cb_read", "automatic"), ("romio_cb_write", "enable"),
+            ("cb_nodes", "2"), ("romio_no_indep_rw", "false"), ("romio_ds_write", "automatic"),
+            ("cb_config_list", "*:*"),
+            ("romio_filesystem_type", "UFS: Generic ROMIO driver for all UNIX-like file systems"),
+            ("romio_aggregator_list", "0 1 ")]
+ROMIO = "".join(f"key = {k:<25} value = {v:<10}\n" for k, v in _PRINTED) + \
+    "wrote 4.0 MiB in 0.216 s\nbandwidth: 18.53 MiB/s\n"
 
 CRAY = """PE 0: MPIIO hints for /lus/scratch/out.0001:
           cb_buffer_size           = 16777216
@@ -41,7 +37,7 @@ def test_romio_block_as_mpich_prints_it() -> None:
 
 
 def test_romio_blocks_per_open_and_the_last_wins() -> None:
-    text = ROMIO + ROMIO.replace("value = 2 ", "value = 4 ")
+    text = ROMIO + ROMIO.replace("value = 2  ", "value = 4  ")
     blocks = parse_hints_blocks(text)
     assert len(blocks) == 2 and blocks[0]["format"] == "romio"
     assert parse_hints_display(text)["cb_nodes"] == "4"
