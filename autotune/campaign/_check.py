@@ -13,7 +13,7 @@ import yaml
 from autotune._yaml import expect
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import TrialOutcome
-from autotune.errors import ConfigError
+from autotune.errors import AutotuneError, ConfigError
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
 from autotune.measure import Measurement, parse_hints_display, strip_hints_display, verify_hints
@@ -32,7 +32,8 @@ class CheckReport:
     env: dict[str, str]
     files: dict[Path, str]
     requested: dict[str, str]
-    preflight: list[str] = field(default_factory=list)
+    preflight: str | None = None        # what the launcher's preflight checked (a note)
+    preflight_error: str | None = None  # why it says the run cannot start
     result: RunResult | None = None
     measurement: Measurement | None = None
     in_effect: dict[str, str] = field(default_factory=dict)
@@ -41,8 +42,8 @@ class CheckReport:
     @property
     def error(self) -> str | None:
         """Why the check failed (one line), or None."""
-        if self.preflight:
-            return f"preflight: {self.preflight[0]}"
+        if self.preflight_error:
+            return f"preflight: {self.preflight_error}"
         if self.result is None:
             return "not run"
         if not self.result.ok:
@@ -106,12 +107,14 @@ def run_check(rt: Runtime, config: Config | None = None) -> CheckReport:
     req = check_request(rt, config, is_default)
     command, env, files = what_it_gets(rt, req)
     rep = CheckReport(config, is_default, command, env, files, dict(req.settings.info))
-    preflight = getattr(rt.launcher, "preflight", None)  # launchers that can check the target first
+    preflight = getattr(rt.launcher, "preflight", None)  # e.g. Slurm's sbatch --test-only (BaseLauncher hook)
     if callable(preflight):
-        problems = preflight(req)
-        if problems:
-            rep.preflight = [problems] if isinstance(problems, str) else [str(p) for p in problems]
+        try:
+            note = preflight([req])
+        except AutotuneError as exc:
+            rep.preflight_error = str(exc)
             return rep
+        rep.preflight = str(note) if note else None
     shutil.rmtree(req.run_dir, ignore_errors=True)
     try:
         rep.result = rt.launcher.run_many([req])[0]
@@ -152,7 +155,8 @@ def format_check(rt: Runtime, rep: CheckReport) -> str:
         lines += [f"  {ln}" for ln in text.splitlines()] or ["  (empty)"]
     if not rep.requested:
         lines.append("hints requested: none (the system's defaults)")
-    lines += [f"preflight: {p}" for p in rep.preflight]
+    if rep.preflight or rep.preflight_error:
+        lines.append(f"preflight: {rep.preflight_error or rep.preflight}")
     if rep.result is not None:
         r = rep.result
         lines.append(f"run: exit code {r.returncode}, {r.wall_seconds:.1f}s" + (" (timed out)" if r.timed_out else ""))

@@ -112,3 +112,28 @@ def test_status_export_and_run_directory_after_a_short_campaign(make_campaign: A
     assert "MPICH_MPIIO_HINTS is read only by Cray MPICH" in err and "use --format romio" in err
     command = (path.parent / "work" / "runs" / "trial-0001" / "rep-0" / "command.txt").read_text()
     assert "AUTOTUNE_TRIAL=1" in command and "ROMIO_PRINT_HINTS=1" in command and "fake_app.py" in command
+
+
+def test_check_asks_the_launchers_preflight_first(make_campaign: Any) -> None:
+    from collections.abc import Sequence
+
+    from autotune.campaign import Runtime, load_campaign
+    from autotune.campaign._check import format_check, run_check
+    from autotune.errors import AutotuneError
+    from autotune.launch import RunRequest
+    from autotune.launch._local import LocalLauncher
+
+    class Refusing(LocalLauncher):
+        def preflight(self, requests: Sequence[RunRequest]) -> str | None:
+            raise AutotuneError(f"partition 'debug' allows 2 nodes, trial {requests[0].trial} asks for 4")
+
+    class Noting(LocalLauncher):
+        def preflight(self, requests: Sequence[RunRequest]) -> str | None:
+            return "sbatch --test-only: would start now"
+
+    c = load_campaign(make_campaign())
+    refused = run_check(Runtime.build(c, launcher=Refusing({})))
+    assert refused.result is None and refused.error == "preflight: partition 'debug' allows 2 nodes, trial 0 asks for 4"
+    noted = run_check(Runtime.build(c, launcher=Noting({})))
+    assert noted.error is None and "preflight: sbatch --test-only: would start now" in format_check(
+        Runtime.build(c, launcher=Noting({})), noted)
