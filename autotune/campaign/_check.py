@@ -20,6 +20,7 @@ from autotune.measure import Measurement, parse_hints_display, strip_hints_displ
 from autotune.space import Config
 
 TAIL_LINES = 15
+LINE_CHARS = 240  # a kernel's JSON record is one long line
 
 
 @dataclass
@@ -136,7 +137,7 @@ def output_tail(result: RunResult, lines: int = TAIL_LINES) -> list[str]:
         t = tail(strip_hints_display(text), lines)
         if t:
             out.append(f"last lines of {name}:")
-            out += [f"  | {ln}" for ln in t.splitlines()]
+            out += [f"  | {ln if len(ln) <= LINE_CHARS else ln[:LINE_CHARS] + ' ...'}" for ln in t.splitlines()]
     return out or ["(the run printed nothing)"]
 
 
