@@ -69,7 +69,9 @@ class JsonExtractor(BaseExtractor):
     def extract(self, result: RunResult, metric: str) -> Measurement:
         record = find_record(result.stdout)
         if record is None:
-            return Measurement(None, error="no JSON record on stdout")
+            lines = [ln.strip() for ln in result.stdout.splitlines() if ln.strip()]
+            last = f"; last line: {lines[-1][:200]!r}" if lines else "; stdout is empty"
+            return Measurement(None, error="no JSON record on stdout" + last)
         metrics = {k: float(v) for k, v in (record.get("metrics") or {}).items() if isinstance(v, (int, float))}
         path = str(self.options.get("field", ""))
         value: Any = None
@@ -80,7 +82,8 @@ class JsonExtractor(BaseExtractor):
         else:
             value = metrics.get(metric, record.get(metric))
         if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return Measurement(None, metrics, record, error=f"metric {path or metric!r} not in the JSON record")
+            return Measurement(None, metrics, record, error=f"metric {path or metric!r} not in the JSON record "
+                               f"(it has: {', '.join(sorted(metrics or record)[:12]) or 'nothing'})")
         if self.unit is not None:
             value = to_canonical(float(value), self.unit)
         return Measurement(float(value), metrics, record, dict(record.get("hints_in_effect") or {}),

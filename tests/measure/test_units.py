@@ -97,3 +97,10 @@ def test_regex_that_does_not_match_quotes_the_closest_line() -> None:
 def test_json_unit_converts() -> None:
     ex = get_extractor({"extractor": "json", "field": "metrics.t", "unit": "ms"})
     assert ex.extract(_out('{"metrics": {"t": 250}}\n'), "t").value == 0.25
+
+
+def test_json_failures_say_what_the_output_had() -> None:
+    ex = get_extractor({"extractor": "json"})
+    assert ex.extract(_out("Segmentation fault\n"), "bw").error == "no JSON record on stdout; last line: 'Segmentation fault'"
+    m = ex.extract(_out('{"metrics": {"write_bw": 3, "seconds": 1}}\n'), "bandwidth_mib_s")
+    assert m.error == "metric 'bandwidth_mib_s' not in the JSON record (it has: seconds, write_bw)"
