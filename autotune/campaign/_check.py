@@ -190,5 +190,8 @@ def default_failure(outcome: TrialOutcome) -> str:
     reason = outcome.error or "every repetition failed"
     lines = [f"the default configuration failed in every repetition ({len(outcome.repetitions)}): {reason}",
              "stopped before spending the budget; `autotune check CAMPAIGN` runs it once and shows everything"]
-    lines += output_tail(RunResult(returncode=None, stdout=outcome.stdout_tail, stderr=outcome.stderr_tail))
+    err = strip_hints_display(outcome.stderr_tail)
+    if err.strip() == outcome.stdout_tail.strip():  # the trial keeps stdout there when stderr was empty
+        err = ""
+    lines += output_tail(RunResult(returncode=None, stdout=outcome.stdout_tail, stderr=err))
     return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from autotune.cli._common import add_overrides, load
@@ -36,6 +37,8 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
+    if isinstance(study.user_attrs.get("repeats"), int):  # what the campaign ran with (tune --repeats)
+        rt.campaign = c = c.with_overrides(objective=replace(c.objective, repeats=study.user_attrs["repeats"]))
     trials = study.get_trials(deepcopy=False)
     running = [t for t in trials if t.state == TrialState.RUNNING]
     ran = [t for t in trials if t.user_attrs.get("ran") and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
