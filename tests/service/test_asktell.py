@@ -146,7 +146,8 @@ def test_outage_mid_job_spools_the_tell_and_delivers_it_later(campaign: Path, tm
             first = cli("ask", str(campaign), "--storage", via, *LONG, env=cache)
             assert first.returncode == 0, first.stderr
             ref1 = env_of(first.stdout)["AUTOTUNE_TRIAL"]
-            assert cli("tell", str(campaign), "--storage", via, "--trial", ref1, "--value", "800", *LONG, env=cache).returncode == 0
+            told = cli("tell", str(campaign), "--storage", via, "--trial", ref1, "--value", "800", *LONG, env=cache)
+            assert told.returncode == 0, told.stderr
             second = cli("ask", str(campaign), "--storage", via, "--explore", "0", *LONG, env=cache)
             ref2 = env_of(second.stdout)["AUTOTUNE_TRIAL"]
             proxy.stop()  # the database goes away while job 2 runs
