@@ -19,6 +19,11 @@ FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
 
 
 def register(sub: Any) -> None:
+    register_jobs(sub)
+    register_store(sub)
+
+
+def register_jobs(sub: Any) -> None:
     a = sub.add_parser("ask", help="the configuration a production job runs (eval \"$(autotune ask ...)\")")
     a.add_argument("campaign")
     add_overrides(a)
@@ -79,8 +84,6 @@ def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         print(f"export AUTOTUNE_CONFIG_SOURCE={shlex.quote(a.source)}")
         print(render("env", settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
     sys.stdout.flush()
-    if a.source.startswith("fallback"):
-        os._exit(0)  # a hung store connection must not hold the job up at interpreter exit
     return 0
 
 
@@ -133,8 +136,7 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     except (AutotuneError, StoreUnavailable) as exc:
         print(f"autotune hints: {exc}: keeping the defaults", file=sys.stderr)
         print("# defaults: nothing to set")
-        sys.stdout.flush()
-        os._exit(0)
+        return 0
     if known is None:
         print(f"autotune hints: nothing recorded for {c.app.name!r} on {c.system.name}: keeping the defaults",
               file=sys.stderr)
@@ -143,4 +145,30 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     settings = rt.settings_for(rt.config_of(known.frozen), bool(known.frozen.user_attrs.get("is_default")))
     print(f"autotune hints: {known.describe()}", file=sys.stderr)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
+    return 0
+
+
+def register_store(sub: Any) -> None:
+    s = sub.add_parser("store", help="serve a storage to compute nodes through Optuna's gRPC proxy")
+    ssub = s.add_subparsers(dest="store_cmd", required=True)
+    srv = ssub.add_parser("serve", help="run Optuna's gRPC storage proxy in front of --storage (until stopped)")
+    srv.add_argument("--storage", required=True, help="the database URL the proxy serves (postgresql://...)")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=13000)
+    srv.set_defaults(run=cmd_store_serve)
+
+
+def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    """Campaigns and jobs then use ``--storage grpc://HOST:PORT``."""
+    import optuna
+
+    from autotune.campaign import make_storage
+
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"--port: {args.port} must be between 1 and 65535")
+    if args.storage.startswith("grpc://"):
+        raise ConfigError("--storage: give the database URL, not another proxy")
+    storage = make_storage(args.storage)
+    print(f"autotune store: serving {args.storage} on grpc://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
+    optuna.storages.run_grpc_proxy_server(storage, host=args.host, port=args.port)
     return 0

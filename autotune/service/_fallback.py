@@ -34,10 +34,10 @@ def bounded(fn: Callable[[], T], timeout: float) -> T:
     if th.is_alive():
         raise StoreUnavailable(f"the store did not answer within {timeout:g} s")
     if "error" in box:
-        from autotune.errors import AutotuneError
+        from autotune.errors import AutotuneError, StoreUnreachable
 
         exc = box["error"]
-        if isinstance(exc, AutotuneError) and not str(exc).startswith("storage:"):
+        if isinstance(exc, AutotuneError) and not isinstance(exc, StoreUnreachable):
             raise exc  # bad input stays bad input
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StoreUnavailable(first)
