@@ -42,6 +42,10 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     print(f"study {c.study} in {c.storage}")
     print(f"trials: {len(trials)} asked, {infeasible} broke a rule (not run), {len(running)} running"
           + (f" (trial {', '.join(str(t.number) for t in running)})" if running else ""))
+    from autotune.campaign._preflight import pending_lines
+
+    for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why
+        print(line)
     print(summary_text(rt, study))
     if args.trials_table:
         for t in trials:

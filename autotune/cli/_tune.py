@@ -91,4 +91,9 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         print(text)
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
         shown += 1
+    from autotune.campaign._preflight import preflight
+
+    note = preflight(rt)  # a job the scheduler can never start: a one-line error (exit 2)
+    if note:
+        print(f"\npreflight: {note}")
     return 0
