@@ -80,7 +80,8 @@ def test_only(script: Path | None, args: Sequence[str] = ()) -> str:
     lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines() if ln.strip()]
     if proc.returncode != 0:
         words = [ln for ln in lines if "error" in ln.lower() or "failure" in ln.lower()] or lines
-        raise SlurmError(re.sub(r"^(sbatch: )?(error: )?", "", words[-1]) if words else f"exit code {proc.returncode}")
+        last = words[-1] if words else f"exit code {proc.returncode}"
+        raise SlurmError(re.sub(r"^(sbatch: )?(error: )?(allocation failure: )?", "", last))
     return next((ln for ln in lines if "to start at" in ln), lines[-1] if lines else "accepted")
 
 

@@ -55,16 +55,16 @@ def classify(reason: str) -> str:
 
 
 _ADVICE: tuple[tuple[str, str], ...] = (
-    (r"time ?limit|wall|TimeLimit", "a shorter launcher.time_limit (or budget.run_timeout x repeats)"),
-    (r"node ?config|NodeLimit|processors|Cpu|CPU|Node|Mem|memory|GRES|Constraint|feature|Billing|tasks",
-     "fewer ranks or nodes (app ranks/nodes, launcher.nodes, launcher.ntasks_per_node), launcher.overcommit: true, "
-     "or another launcher.partition/launcher.constraint"),
-    (r"[Pp]artition", "another launcher.partition"),
-    (r"[Aa]ccount|[Aa]ssoc", "another launcher.account"),
-    (r"QOS|qos", "another launcher.qos"),
-    (r"[Rr]eservation", "the reservation in launcher.sbatch_args"),
-    (r"[Dd]ependency", "the --dependency in launcher.sbatch_args"),
-    (r"Held|Hold", "ask the site's administrators to release it, or another launcher.partition"),
+    (r"time ?limit|wall|TimeLimit", "use a shorter launcher.time_limit (or budget.run_timeout x repeats)"),
+    (r"node ?config|PartitionConfig|NodeLimit|processors|Cpu|CPU|Node|Mem|memory|GRES|Constraint|feature|Billing|tasks",
+     "use fewer ranks or nodes (app ranks/nodes, launcher.nodes, launcher.ntasks_per_node), set launcher.overcommit: "
+     "true, or pick another launcher.partition/launcher.constraint"),
+    (r"[Aa]ccount|[Aa]ssoc", "pick another launcher.account"),
+    (r"[Pp]artition", "pick another launcher.partition"),
+    (r"QOS|qos", "pick another launcher.qos"),
+    (r"[Rr]eservation", "check the reservation in launcher.sbatch_args"),
+    (r"[Dd]ependency", "check the --dependency in launcher.sbatch_args"),
+    (r"Held|Hold", "ask the site's administrators to release it, or pick another launcher.partition"),
 )
 
 
@@ -73,7 +73,7 @@ def advice(text: str) -> str:
     for pattern, what in _ADVICE:
         if re.search(pattern, text):
             return what
-    return "the job's request (app ranks/nodes, launcher.partition, account, qos, time_limit)"
+    return "check the job's request (app ranks/nodes, launcher.partition, account, qos, time_limit)"
 
 
 def others_running(info: ctl.JobInfo) -> int:
@@ -124,12 +124,12 @@ class PendingWatch:
             self._save(now)
         kind = classify(reason)
         if kind == NEVER:
-            raise Unschedulable(f"{self.what} cannot start: Slurm says {reason}; change {advice(reason)}")
+            raise Unschedulable(f"{self.what} cannot start: Slurm says {reason}; {advice(reason)}")
         if kind == HELD and now - self._held_checked >= self.recheck:
             self._held_checked = now
             if self.holders(info) == 0:
                 raise Unschedulable(f"{self.what} cannot start: Slurm says {reason} and no other job of the account "
-                                    f"is running to free it; change {advice(reason)}")
+                                    f"is running to free it; {advice(reason)}")
         if self.queue_wait is not None and now - self.since > self.queue_wait:
             raise Unschedulable(f"{self.what} waited {_fmt(now - self.since)} in the queue ({reason}), past "
                                 f"launcher.queue_wait ({_fmt(self.queue_wait)})")
@@ -180,6 +180,6 @@ def preflight_job(args: Sequence[str], script: str | None, what: str) -> str:
         try:
             note = ctl.test_only(path if script is not None else None, [f"--chdir={tmp}", *args])
         except ctl.SlurmError as exc:
-            raise ConfigError(f"launcher: Slurm cannot run {what} (sbatch --test-only: {exc}); change "
+            raise ConfigError(f"launcher: Slurm cannot run {what} (sbatch --test-only: {exc}); "
                               f"{advice(str(exc))}") from None
     return f"sbatch --test-only: {re.sub(r'^sbatch: ', '', note)}"
