@@ -215,7 +215,12 @@ class SlurmLauncher(SlurmBookkeeping):
         if self.allocation is None:
             first.run_dir.mkdir(parents=True, exist_ok=True)
             watch = PendingWatch("the step-mode allocation", [first.run_dir], self.queue_wait)
-            self.allocation = ctl.allocate(self._allocation_args(first), on_poll=watch, poll=self.poll)
+            try:
+                self.allocation = ctl.allocate(self._allocation_args(first), on_poll=watch, poll=self.poll)
+            except BaseException as exc:  # interrupted while pending: allocate cancelled it; cancel_active says so
+                if watch.job_id and not isinstance(exc, ctl.SlurmError):
+                    self._stop_notes.append(f"cancelled the pending step-mode allocation (slurm job {watch.job_id})")
+                raise
         return self.allocation
 
     # ---- before and after the campaign -----------------------------------------------------------

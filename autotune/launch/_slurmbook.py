@@ -56,6 +56,7 @@ class SlurmBookkeeping(BaseLauncher):
         self._finished: dict[str, tuple[ctl.JobInfo, bool]] = {}
         self._active: dict[str, dict[str, Any]] = {}  # token -> job meta, until the job ended (cancel_active)
         self._lock = threading.Lock()
+        self._stop_notes: list[str] = []  # what was cancelled outside cancel_active, for it to report
 
     @abc.abstractmethod
     def _collect(self, req: RunRequest, job: ctl.JobInfo, overrun: bool, job_dir: Path, limit: float,
@@ -102,7 +103,7 @@ class SlurmBookkeeping(BaseLauncher):
 
     def cancel_active(self) -> list[str]:
         """scancel the jobs still queued or running and the step-mode allocation; one line for each."""
-        lines: list[str] = []
+        lines, self._stop_notes = self._stop_notes, []
         with self._lock:
             active = list(self._active.items())
         for token, meta in active:

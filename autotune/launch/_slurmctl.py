@@ -119,6 +119,8 @@ def allocate(args: Sequence[str], on_poll: Callable[[JobInfo], None] | None = No
     if proc.returncode != 0 or m is None:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
         raise SlurmError(f"salloc failed: {re.sub(r'^salloc: (error: )?', '', lines[-1]) if lines else proc.returncode}")
+    if on_poll is not None:
+        on_poll(query(m.group(1)))  # granted: the watch records when it started
     return m.group(1)
 
 

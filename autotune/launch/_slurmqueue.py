@@ -107,10 +107,12 @@ class PendingWatch:
     reason: str = ""
     state: str = ""
     reasons: list[list[Any]] = field(default_factory=list)
+    job_id: str = ""  # the last job seen
     _held_checked: float = 0.0
 
     def __call__(self, info: ctl.JobInfo) -> None:
         now = time.time()
+        self.job_id = info.job_id
         if info.state != "PENDING":
             if info.state != self.state:
                 self.state = info.state

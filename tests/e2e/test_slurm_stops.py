@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -94,3 +95,24 @@ def test_sigterm_while_the_job_is_pending_leaves_the_queue_empty(tmp_path: Path)
     [retry] = [t for t in study.trials if t.user_attrs.get("retry_of") == 0]
     assert retry.state.name == "COMPLETE" and retry.user_attrs["run_info"][0]["job_id"] != job_id
     assert _queued(name) == []
+
+
+def test_sigterm_while_the_step_allocation_is_pending_leaves_the_queue_empty(tmp_path: Path) -> None:
+    name = f"steps{os.getpid()}"
+    path = _campaign(tmp_path, name, ranks=1, launcher={"name": "slurm-step"})
+    blocker = subprocess.run(["sbatch", "--parsable", "-n", "2", "-J", f"autotune-{name}-blocker", "--wrap=sleep 120"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        proc = subprocess.Popen([*CLI, "tune", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not any(f"autotune-{name}-steps|PENDING" in q for q in _queued(name)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any(f"autotune-{name}-steps|PENDING" in q for q in _queued(name)), _queued(name)
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130, stdout + stderr
+        assert [q.split("|")[0] for q in _queued(name)] == [blocker]  # the pending allocation is gone
+        assert re.search(r"cancelled the pending step-mode allocation \(slurm job \d+\)", stdout), stdout
+    finally:
+        subprocess.run(["scancel", blocker], check=False)
