@@ -92,8 +92,13 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
         shown += 1
     from autotune.campaign._preflight import preflight
+    from autotune.errors import AutotuneError
 
-    note = preflight(rt)  # a job the scheduler can never start: a one-line error (exit 2)
-    if note:
-        print(f"\npreflight: {note}")
+    try:  # the scheduler's verdict on the first job; a refusal warns (scripts for another site stay viewable)
+        note = preflight(rt)
+    except AutotuneError as exc:
+        print(f"autotune: warning: {exc} (the campaign would stop here with exit code 2)", file=sys.stderr)
+    else:
+        if note:
+            print(f"\npreflight: {note}")
     return 0

@@ -115,12 +115,13 @@ class SlurmBookkeeping(BaseLauncher):
                 except ctl.SlurmError as exc:
                     lines.append(f"could not tell whether {meta['job_name']} was submitted ({exc}): check squeue")
                     continue
-            for job_id in ids:
-                state = ctl.query(job_id).state
+            live = [(job_id, info.state) for job_id in ids if not (info := ctl.query(job_id)).finished]
+            for job_id, state in live:
                 ctl.cancel(job_id)
                 lines.append(f"cancelled slurm job {job_id} ({meta['job_name']}, {state.lower()})")
                 meta["job_id"] = job_id
-            self._done(token, cancelled="autotune: the campaign was stopped")
+            # a job that ended meanwhile stays as it is: the resumed campaign collects it
+            self._done(token, cancelled="autotune: the campaign was stopped" if live or not ids else None)
             self._unmark(meta)
         if self.allocation is not None:
             lines.append(f"released the step-mode allocation (slurm job {self.allocation})")

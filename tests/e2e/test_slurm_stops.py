@@ -60,8 +60,11 @@ def test_campaign_asking_for_more_cpus_than_the_node_has_stops_at_once(tmp_path:
     assert _queued(name) == []
     assert not (tmp_path / "w" / "runs").exists()  # nothing ran, nothing submitted
     dry = subprocess.run([*CLI, "tune", str(path), "--dry-run"], capture_output=True, text=True, timeout=60)
-    assert dry.returncode == 2 and dry.stderr.strip() == line
-    assert "#SBATCH --ntasks=4" in dry.stdout  # the scripts are shown, then the scheduler's verdict
+    # the scripts are shown, then the scheduler's verdict (a warning: a dry run of another site's campaign
+    # on a machine whose Slurm cannot run it still shows its scripts)
+    assert dry.returncode == 0 and "#SBATCH --ntasks=4" in dry.stdout
+    assert dry.stderr.strip() == line.replace("autotune: error: ", "autotune: warning: ") + \
+        " (the campaign would stop here with exit code 2)"
     ok = subprocess.run([*CLI, "tune", str(_campaign(tmp_path, name, 2, {})), "--dry-run"], capture_output=True,
                         text=True, timeout=60)
     assert ok.returncode == 0 and "\npreflight: sbatch --test-only: Job " in ok.stdout
