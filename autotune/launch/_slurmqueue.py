@@ -104,11 +104,13 @@ class PendingWatch:
     since: float = field(default_factory=time.time)  # when the job was submitted
     holders: Callable[[ctl.JobInfo], int] = others_running
     recheck: float = 30.0  # seconds between asking whether other jobs hold an aggregate limit
+    refresh: float = 15.0  # seconds between rewrites of pending.json while nothing changes (status: "checked")
     reason: str = ""
     state: str = ""
     reasons: list[list[Any]] = field(default_factory=list)
     job_id: str = ""  # the last job seen
     _held_checked: float = 0.0
+    _saved: float = 0.0
 
     def __call__(self, info: ctl.JobInfo) -> None:
         now = time.time()
@@ -124,6 +126,8 @@ class PendingWatch:
             self.reasons.append([reason, now])
             self._held_checked = 0.0
             self._save(now)
+        elif now - self._saved >= self.refresh:
+            self._save(now)
         kind = classify(reason)
         if kind == NEVER:
             raise Unschedulable(f"{self.what} cannot start: Slurm says {reason}; {advice(reason)}")
@@ -137,6 +141,7 @@ class PendingWatch:
                                 f"launcher.queue_wait ({_fmt(self.queue_wait)})")
 
     def _save(self, now: float, started: float | None = None) -> None:
+        self._saved = now
         data: dict[str, Any] = {"what": self.what, "state": self.state, "reason": self.reason, "since": self.since,
                                 "reasons": self.reasons, "updated": now}
         if started is not None:

@@ -100,6 +100,10 @@ def test_status_line_shows_reason_and_time_pending(tmp_path: Path) -> None:
     line = describe_pending(tmp_path)
     assert line is not None and line.startswith("slurm job 42 pending for 2m0")
     assert "(Slurm: Priority, clears by itself, for 0s" in line
+    watch.refresh = 0.0
+    time.sleep(1.1)
+    watch(_job("Priority"))  # the same reason: rewritten now and then, so status can tell how fresh it is
+    assert "checked 0s ago" in (describe_pending(tmp_path) or "")
     watch(_job("", state="RUNNING"))
     line = describe_pending(tmp_path)
     assert line is not None and line.startswith("slurm job 42 running (pending 2m0") and line.endswith("before it started)")
