@@ -6,7 +6,7 @@ Reason names are Slurm 22.05's (``job_reason_string`` in ``slurm_protocol_defs.c
 - ``never``: the request itself breaks a partition, account or QOS rule (or names something that does not
   exist), so the job cannot start until the request changes: the trial fails at once and the job is cancelled;
 - ``held``: an aggregate limit of the user's account or QOS (``AssocGrp*``, ``*PerUser``, ``AssocMaxJobsLimit``
-  ...): it clears when other jobs of the account end, so it fails only when none of them is running;
+  ...): it clears when other jobs of the account end, so it fails only when none of them has run for a while;
 - ``clears``: ``Priority``, ``Resources``, ``BeginTime``, ``Dependency``, ``ReqNodeNotAvail`` (nodes come back),
   ``JobHeldUser`` (the user who held it can release it), and any reason not listed: the job waits, bounded
   only by the launcher's ``queue_wait``.
@@ -104,12 +104,14 @@ class PendingWatch:
     since: float = field(default_factory=time.time)  # when the job was submitted
     holders: Callable[[ctl.JobInfo], int] = others_running
     recheck: float = 30.0  # seconds between asking whether other jobs hold an aggregate limit
+    patience: float = 90.0  # how long nothing may hold it before it counts (Slurm re-evaluates reasons late)
     refresh: float = 15.0  # seconds between rewrites of pending.json while nothing changes (status: "checked")
     reason: str = ""
     state: str = ""
     reasons: list[list[Any]] = field(default_factory=list)
     job_id: str = ""  # the last job seen
     _held_checked: float = 0.0
+    _free_since: float | None = None  # since when no other job holds the aggregate limit
     _saved: float = 0.0
 
     def __call__(self, info: ctl.JobInfo) -> None:
@@ -124,7 +126,7 @@ class PendingWatch:
         if reason != self.reason or self.state != "PENDING":
             self.reason, self.state = reason, "PENDING"
             self.reasons.append([reason, now])
-            self._held_checked = 0.0
+            self._held_checked, self._free_since = 0.0, None
             self._save(now)
         elif now - self._saved >= self.refresh:
             self._save(now)
@@ -133,9 +135,10 @@ class PendingWatch:
             raise Unschedulable(f"{self.what} cannot start: Slurm says {reason}; {advice(reason)}")
         if kind == HELD and now - self._held_checked >= self.recheck:
             self._held_checked = now
-            if self.holders(info) == 0:
-                raise Unschedulable(f"{self.what} cannot start: Slurm says {reason} and no other job of the account "
-                                    f"is running to free it; {advice(reason)}")
+            self._free_since = None if self.holders(info) else self._free_since or now
+        if kind == HELD and self._free_since is not None and now - self._free_since >= self.patience:
+            raise Unschedulable(f"{self.what} cannot start: Slurm says {reason} and no other job of the account "
+                                f"ran in {_fmt(now - self._free_since)} to free it; {advice(reason)}")
         if self.queue_wait is not None and now - self.since > self.queue_wait:
             raise Unschedulable(f"{self.what} waited {_fmt(now - self.since)} in the queue ({reason}), past "
                                 f"launcher.queue_wait ({_fmt(self.queue_wait)})")

@@ -79,11 +79,19 @@ def test_watch_fails_at_once_on_a_reason_that_cannot_clear(tmp_path: Path) -> No
 
 def test_watch_fails_an_aggregate_limit_only_when_nothing_holds_it(tmp_path: Path) -> None:
     running = [2]
-    watch = PendingWatch("slurm job 42", [tmp_path], holders=lambda info: running[0], recheck=0.0)
+    watch = PendingWatch("slurm job 42", [tmp_path], holders=lambda info: running[0], recheck=0.0, patience=0.0)
     watch(_job("AssocGrpCpuLimit"))  # two other jobs of the account run: their end frees it
     running[0] = 0
-    with pytest.raises(Unschedulable, match="AssocGrpCpuLimit and no other job of the account is running"):
+    with pytest.raises(Unschedulable, match="AssocGrpCpuLimit and no other job of the account ran in 0s to free it"):
         watch(_job("AssocGrpCpuLimit"))
+
+
+def test_an_aggregate_limit_with_nothing_holding_it_must_last_before_it_fails(tmp_path: Path) -> None:
+    watch = PendingWatch("slurm job 42", [tmp_path], holders=lambda info: 0, recheck=0.0, patience=60.0)
+    watch(_job("AssocMaxJobsLimit"))  # Slurm may not have re-evaluated the reason since the last job ended
+    watch._free_since = time.time() - 61
+    with pytest.raises(Unschedulable, match=r"AssocMaxJobsLimit and no other job of the account ran in 1m0\ds"):
+        watch(_job("AssocMaxJobsLimit"))
 
 
 def test_queue_wait_bounds_reasons_that_clear(tmp_path: Path) -> None:
