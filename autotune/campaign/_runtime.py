@@ -35,6 +35,7 @@ class Runtime:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
         extractor = get_extractor(c.metric, "app.metric")
+        extractor.expected_kind = c.objective.kind
         return cls(c, space, launcher, extractor)
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:

@@ -103,7 +103,8 @@ def test_sigterm_while_the_job_is_pending_leaves_the_queue_empty(tmp_path: Path)
 def test_sigterm_while_the_step_allocation_is_pending_leaves_the_queue_empty(tmp_path: Path) -> None:
     name = f"steps{os.getpid()}"
     path = _campaign(tmp_path, name, ranks=1, launcher={"name": "slurm-step"})
-    blocker = subprocess.run(["sbatch", "--parsable", "-n", "2", "-J", f"autotune-{name}-blocker", "--wrap=sleep 120"],
+    blocker = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "-n", "2", "-J", f"autotune-{name}-blocker",
+                              "--wrap=sleep 120"],
                              capture_output=True, text=True, check=True).stdout.strip()
     try:
         proc = subprocess.Popen([*CLI, "tune", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

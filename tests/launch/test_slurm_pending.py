@@ -122,7 +122,8 @@ def test_cancel_active_cancels_a_pending_job_and_resume_submits_anew(tmp_path: P
 def test_a_step_allocation_waits_for_resources_then_is_released(tmp_path: Path) -> None:
     reqs = make_requests(tmp_path, command=(PY, "-c", "pass"), campaign="stopstep", mpiexec=False)
     launcher = _launcher("slurm-step", queue_wait="30s")
-    blocker = subprocess.run(["sbatch", "--parsable", "-n", "2", "-J", "autotune-stopstep-blocker", "--wrap=sleep 60"],
+    blocker = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "-n", "2", "-J", "autotune-stopstep-blocker",
+                              "--wrap=sleep 60"],
                              capture_output=True, text=True, check=True).stdout.strip()
     try:
         thread, out = _run_in_thread(launcher, reqs)
