@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from autotune.model._bounds import enforce
 from autotune.model._constants import Constants, constants_for
 from autotune.model._datawarp import (
     datawarp_collective,
@@ -58,7 +59,9 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
     phases = []
     for op in pattern.phases:
         terms, limits = _phase(pattern, r, c, fs, op)
+        terms, aggregate = enforce(pattern, r, c, fs, op, terms)
         terms.insert(0, metadata_term(pattern, c, fs, op))
+        limits = [*limits, *(lim for lim in aggregate if lim not in limits)]
         phases.append(PhasePrediction(op, pattern.data_bytes, tuple(terms), tuple(limits)))
     notes: list[str] = []
     if cfg.get("cray.cb_write_lock_mode") in (1, "1") and not r.lock_shared:

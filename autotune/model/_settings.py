@@ -17,6 +17,7 @@ from autotune.errors import ConfigError
 from autotune.model._constants import Constants
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile
+from autotune.systems._pfl import effective_stripe_count, parse_pfl
 
 _TRI = ("automatic", "enable", "disable")
 
@@ -77,7 +78,12 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
     bb_nodes = bb_wrap = bb_phys = 0
     if fs.kind == "lustre":
         osts = fs.osts or 1
-        sc = min(_int(config, "lustre.stripe_count", fs.default_stripe_count), osts)
+        layout = config.get("lustre.pfl", fs.pfl if "lustre.stripe_count" not in config else "")
+        if layout:
+            per_file = pattern.bytes_per_rank if pattern.file_mode == "fpp" else pattern.data_bytes / pattern.files
+            sc = effective_stripe_count(parse_pfl(str(layout)), per_file, osts)
+        else:
+            sc = min(_int(config, "lustre.stripe_count", fs.default_stripe_count), osts)
         ss = _int(config, "lustre.stripe_size", fs.default_stripe_size)
     elif fs.kind == "datawarp":
         bb_nodes, bb_wrap, bb_phys = _bb(pattern, fs, config)
