@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from autotune.model import predict
 from autotune.model import _scenarios as S
+from autotune.model import predict
 from autotune.optimize._prior import model_ranked
 from autotune.pattern import IOPattern
 from autotune.space import load_space
