@@ -11,10 +11,9 @@ import argparse
 import itertools
 import math
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from collections.abc import Callable
 from dataclasses import dataclass
-from collections.abc import Iterator
 from typing import Any, TextIO
 
 import numpy as np
