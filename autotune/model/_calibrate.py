@@ -223,9 +223,9 @@ def table() -> list[Row]:
     return [row for fn in ROWS for row in fn()]
 
 
-def write_table(rows: list[Row], out: TextIO) -> None:
-    """The rows as an aligned text table."""
-    heads = ("phenomenon", "seed", "model", "tolerance", "")
+def write_table(rows: list[Row], out: TextIO, reference: str = "seed") -> None:
+    """The rows as an aligned text table (``reference``: the heading of the published figures' column)."""
+    heads = ("phenomenon", reference, "model", "tolerance", "")
     cols = [[r.phenomenon, r.seed, r.model, r.tolerance, "PASS" if r.passed else "FAIL"] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cols)) for i, h in enumerate(heads)]
     line = "  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip()

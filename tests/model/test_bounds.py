@@ -114,3 +114,16 @@ def test_pfl_acts_as_its_bottleneck_component(shaheen: SystemProfile) -> None:
     for bad in ("1GiB:1", "1GiB:x,eof:2", "2GiB:1,1GiB:2,eof:4", "eof:0", "nonsense"):
         with pytest.raises(ConfigError):
             parse_pfl(bad)
+
+
+def test_published_figures_are_predicted_and_never_above_the_systems_peak() -> None:
+    from autotune.model._outofsample import FIGURES, rows
+
+    table = rows()
+    assert len(table) == len(FIGURES) >= 6 and len({f.system for f in FIGURES}) >= 3
+    for f in FIGURES:
+        prof = S.system(f.system)
+        fs = prof.filesystem(f.fs)
+        c = constants_for(prof, fs)
+        peak = (fs.osts or 1) * c.ost_write_bw
+        assert predict(f.pattern, prof, f.fs, f.config).bandwidth_gb_s * 1e9 <= peak * (1 + 1e-9)
