@@ -2,8 +2,8 @@
 
     PYTHONPATH=$PWD .venv/bin/python evaluation/model_fit_local.py [--workdir DIR] [--rounds 3]
 
-1. Fit data: the campaigns examples/fit-local-ior.yaml and examples/fit-local-h5write.yaml (random
-   configurations of the local space, one run each: 2 x 6 = 12 runs) through `autotune tune`.
+1. Fit data: the campaigns examples/fit-local-ior.yaml and examples/fit-local-h5write.yaml (distinct
+   grid points of collective buffering x aggregators, one run each: 2 x 6 = 12 runs) through `autotune tune`.
 2. Held out: other kernels and patterns (VPIC-IO, h5write row blocks and another size, IOR with 4 MiB
    transfers and file per process), each a one-configuration campaign (every parameter fixed), run
    `--rounds` times; its value is the best of them.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import os
 import statistics
 import subprocess
@@ -110,14 +111,14 @@ def main() -> None:
         name = Path(f).stem
         for number, value, params in study_values(f"sqlite:///{work / name / 'optuna.db'}", name):
             rows.append({"set": "fit", "campaign": name, "trial": number, "round": "",
-                         "write_bandwidth_mib_s": value, "config": yaml.safe_dump(params, default_flow_style=True).strip()})
+                         "write_bandwidth_mib_s": value, "config": json.dumps(params, sort_keys=True)})
     measured: list[float] = []
     for i, path in enumerate(held):
         vals = []
         for r in range(1, a.rounds + 1):
             (_, value, _), *_ = study_values(f"sqlite:///{work / path.stem / 'optuna.db'}", f"{path.stem}-r{r}")
             vals.append(value)
-            config = yaml.safe_dump(HELD_OUT[i][3], default_flow_style=True).strip()
+            config = json.dumps(HELD_OUT[i][3], sort_keys=True)
             rows.append({"set": "held-out", "campaign": HELD_OUT[i][0], "trial": 0, "round": r,
                          "write_bandwidth_mib_s": value, "config": config})
         measured.append(max(v for v in vals if v is not None))

@@ -4,7 +4,9 @@ Mechanisms (each measured on this kind of machine, shared/PLATFORM.md):
 
 - requests: each contiguous piece is one system call (``posix_latency``) and a copy into the page
   cache (``page_cache_bw`` per process); processes beyond the node's cores share them;
-- shared-file writers serialise on the file's lock (``posix_lock`` per request when > 1 writer);
+- shared-file writers serialise on the file's lock: buffered writes hold the inode lock while they
+  copy (Linux ``i_rwsem``), so one file's writers (and aggregators) take turns, plus ``posix_lock``
+  per request;
 - data sieving (independent strided writes, ``romio_ds_write``): each rank reads and rewrites
   windows spanning its pieces, so the file's extent is copied twice, under the lock;
 - two-phase I/O (collective buffering): per call every rank's offsets reach the aggregators, the
@@ -70,8 +72,11 @@ def posix_independent(p: IOPattern, r: Resolved, c: Constants, cores: int, op: s
         terms = [Term(f"{op} calls", "client injection", per_rank * share,
                       f"{per_rank_req:.4g} request(s) of {p.piece:.4g} B per rank, {share:.3g} ranks per core")]
         if shared_writers and op == "write":
-            terms.append(Term("file lock", "lock contention", p.ranks * per_rank_req * c.posix_lock,
-                              f"{p.ranks} writers of one file"))
+            # buffered writes hold the inode's lock while they copy (Linux i_rwsem): one file's writers
+            # take turns, so their copies add up instead of overlapping
+            serial = p.ranks * per_rank - per_rank * share
+            terms.append(Term("file lock", "lock contention", max(0.0, serial) + p.ranks * per_rank_req * c.posix_lock,
+                              f"{p.ranks} writers of one file take turns"))
     if op == "read":
         terms = [Term("read transfer", "disk", p.data_bytes / c.posix_read_bw, "from the device")]
     terms += writeback(p, c, float(p.data_bytes), op)
@@ -92,7 +97,7 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     parallel = min(aggs, cores * p.nodes)
     gather = exchange_time(p, c, call_bytes, aggs) * aggs / parallel
     per_agg = moved / aggs
-    write = copy_time(c, per_agg * (2 if holes else 1), 2 * math.ceil(per_agg / cb)) * aggs / parallel
+    write = copy_time(c, per_agg * (2 if holes else 1), 2 * math.ceil(per_agg / cb)) * aggs  # one file: in turn
     verb = "writes" if op == "write" else "reads"
     terms = [
         Term("collective sync", "collective sync", calls * c.sync_per_rank * p.ranks / c.cpu_factor,
