@@ -16,3 +16,7 @@ class ConfigError(AutotuneError):
 
 class RegistryError(ConfigError):
     """An unknown plug-in name (launcher, tracker, executor, extractor, sampler, dialect, kernel)."""
+
+
+class StoreUnreachable(ConfigError):
+    """A storage URL that is well formed but cannot be opened now (server down, refused, timed out)."""

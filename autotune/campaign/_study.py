@@ -76,6 +76,8 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
     failed: list[int] = []
     now = datetime.datetime.now()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get("service"):
+            continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = str(t.user_attrs.get("worker", ""))
         whost, _, wpid = worker.rpartition(":")
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):

@@ -186,7 +186,8 @@ def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Map
         "aggregators": count_aggregators(in_effect),
         "hints_not_in_effect": verify_hints(run.hints, in_effect),
         "sync": run.sync, "options": dict(options),
-        "pattern": {"bytes_per_rank": nbytes // run.size, "phases": list(times), "io_mode": run.args.io_mode, **run.did},
+        "pattern": {"bytes_per_rank": nbytes // run.size, "phases": list(times), "io_mode": run.args.io_mode,
+                    "sync": run.sync, **run.did},
     }
 
 

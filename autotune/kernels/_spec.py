@@ -145,7 +145,8 @@ class Kernel:
     def pattern(self, args: Mapping[str, Any], ranks: int, where: str = "app.args") -> dict[str, Any]:
         """The I/O pattern (``IOPattern`` fields) the kernel produces with ``args`` on ``ranks`` ranks."""
         resolved = self.resolve(args, ranks, where)
-        return {**self.declare(resolved, ranks), "phases": list(resolved["phases"]), "io_mode": resolved["io_mode"]}
+        return {**self.declare(resolved, ranks), "phases": list(resolved["phases"]), "io_mode": resolved["io_mode"],
+                "sync": not resolved["no_sync"]}  # --no-sync: the flush is outside the timed region
 
     def argv(self, args: Mapping[str, Any], python: str, data_dir: str, info_file: str,
              alignment: int | None = None) -> list[str]:
@@ -196,8 +197,10 @@ def _h5write(a: Mapping[str, Any], ranks: int) -> dict[str, Any]:
     split = cols if column else rows
     if split < ranks:
         raise ConfigError(f"app.args: {split} {a['decomposition']}s cannot be split over {ranks} ranks")
-    per_rank = rows * cols * 8 // ranks
-    return {"bytes_per_rank": per_rank, "transfer_size": (cols // ranks) * 8 if column else (rows // ranks) * cols * 8,
+    # one write call per rank (rank 0's block); a column block is one contiguous piece per row of the array
+    call = rows * (cols // ranks) * 8 if column else (rows // ranks) * cols * 8
+    return {"bytes_per_rank": rows * cols * 8 // ranks, "transfer_size": call,
+            "piece_size": (cols // ranks) * 8 if column else 0,
             "layout": "strided" if column else "contiguous", "file_mode": "shared", "library": "hdf5"}
 
 

@@ -76,9 +76,9 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     path = run.path("array.h5")
     mine = _selection(run, rows, cols, run.rank)
     data = np.full(_extent(mine), run.rank + 1.0)
-    piece = _extent(mine)[1] * 8 if a.decomposition == "column" else data.nbytes  # bytes per contiguous write
-    run.did = {"transfer_size": piece, "layout": "strided" if a.decomposition == "column" else "contiguous",
-               "file_mode": "shared", "library": "hdf5"}
+    piece = _extent(mine)[1] * 8 if a.decomposition == "column" else data.nbytes  # contiguous bytes per piece
+    run.did = {"transfer_size": data.nbytes, "piece_size": piece, "file_mode": "shared", "library": "hdf5",
+               "layout": "strided" if a.decomposition == "column" else "contiguous"}
     times: dict[str, float] = {}
     seconds = run.timed(lambda: _write(run, path, (rows, cols), mine, data))
     if "write" in run.phases:

@@ -67,7 +67,8 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
         raise UsageError(f"--block-size {a.block_size} is not a multiple of --transfer-size {a.transfer_size}")
     if a.file_mode == "fpp":
         run.args.layout = "contiguous"
-    run.did = {"transfer_size": a.transfer_size, "layout": a.layout, "file_mode": a.file_mode, "library": "mpiio"}
+    run.did = {"transfer_size": a.transfer_size, "piece_size": a.transfer_size, "layout": a.layout,
+               "file_mode": a.file_mode, "library": "mpiio"}
     for r in range(run.size):  # register every file so rank 0 cleans them all up
         run.path("shared.dat" if a.file_mode == "shared" else f"rank{r:05d}.dat")
     times: dict[str, float] = {}

@@ -67,7 +67,8 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     n = run.args.particles_per_rank
     path = run.path("particles.h5")
     data = particles(run.rank, n)
-    run.did = {"transfer_size": data["x"].nbytes, "layout": "contiguous", "file_mode": "shared", "library": "hdf5"}
+    run.did = {"transfer_size": data["x"].nbytes, "piece_size": data["x"].nbytes, "layout": "contiguous",
+               "file_mode": "shared", "library": "hdf5"}
     times: dict[str, float] = {}
     seconds = run.timed(lambda: _io(run, path, slice(run.rank * n, (run.rank + 1) * n), data, True))
     if "write" in run.phases:

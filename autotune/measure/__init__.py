@@ -12,10 +12,33 @@ from autotune.measure._extract import (
     find_record,
     get_extractor,
 )
+from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
 __all__ = [
-    "AGGREGATES", "EXTRACTORS", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
-    "add_mpiio_stats", "aggregate", "count_aggregators", "find_record", "get_extractor", "parse_mpiio_stats", "spread",
+    "AGGREGATES",
+    "CANONICAL",
+    "EXTRACTORS",
+    "UNITS",
+    "BaseExtractor",
+    "JsonExtractor",
+    "Measurement",
+    "MetricUnit",
+    "RegexExtractor",
+    "WallTimeExtractor",
+    "add_mpiio_stats",
+    "aggregate",
+    "check_direction",
+    "count_aggregators",
+    "find_record",
+    "get_extractor",
+    "metric_unit",
+    "parse_hints_blocks",
+    "parse_hints_display",
+    "parse_mpiio_stats",
+    "spread",
+    "strip_hints_display",
+    "to_canonical",
     "verify_hints",
 ]

@@ -24,7 +24,7 @@ CASES: list[tuple[str, int, dict[str, Any]]] = [
     ("vpic", 2, {}),
     ("vpic", 3, {"particles_per_rank": "1Ki", "phases": ["write"], "io_mode": "independent"}),
 ]
-COMPARED = ("bytes_per_rank", "transfer_size", "layout", "file_mode", "io_mode", "library")
+COMPARED = ("bytes_per_rank", "transfer_size", "layout", "file_mode", "io_mode", "library", "sync")
 
 
 @pytest.mark.slow
@@ -45,3 +45,4 @@ def test_declared_pattern_is_what_the_kernel_did(tmp_path: Path, run_kernel: Any
     asked = args.get("phases", ["write", "read"])
     assert tuple(did["phases"]) == declared.phases == tuple(p for p in ("write", "read") if p in asked)
     assert {k: did[k] for k in COMPARED} == {k: getattr(declared, k) for k in COMPARED}
+    assert did["piece_size"] == declared.piece  # contiguous bytes per piece
