@@ -155,7 +155,8 @@ def get_launcher(name: str) -> type[BaseLauncher]:
 def _load_builtin() -> None:
     import importlib
 
-    for mod in ("autotune.launch._local", "autotune.launch._model", "autotune.launch._slurm"):
+    for mod in ("autotune.launch._local", "autotune.launch._model", "autotune.launch._replay",
+                "autotune.launch._slurm"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
