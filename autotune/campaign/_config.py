@@ -20,8 +20,8 @@ from autotune.units import parse_duration, parse_size
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
                       "launcher", "storage", "study", "tracking", "workdir", "executor"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
-                      "hint_files", "cwd"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure"})
+                      "hint_files", "cwd", "reads"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "ga", "autotune")
 DEFAULT_SAMPLER = "autotune"
@@ -41,6 +41,7 @@ class Objective:
     aggregate: str = "best"
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
+    confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
 
     @property
     def maximize(self) -> bool:
@@ -121,6 +122,17 @@ def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) ->
     raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
 
 
+def _reads(value: Any) -> tuple[str, ...]:
+    """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
+    from autotune.space import CATALOGUE
+
+    expect(value, list, "app.reads", "a list of parameter names")
+    for name in value:
+        if name not in CATALOGUE:
+            raise ConfigError(f"app.reads: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
+    return tuple(str(n) for n in value)
+
+
 def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     a = check_keys(d, APP_KEYS, "app")
     has_kernel, has_command = "kernel" in a, "command" in a
@@ -158,7 +170,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
         mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
         env={str(k): str(v) for k, v in env.items()}, hint_files=tuple(str(h) for h in hint_files),
-        cwd=(base / str(a.get("cwd", "."))).resolve(),
+        cwd=(base / str(a.get("cwd", "."))).resolve(), reads=_reads(a.get("reads", [])),
     )
     return app, metric
 
@@ -203,7 +215,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure)
+    confirm = o.get("confirm", 3)
+    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
+        raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
     if objective.direction not in ("maximize", "minimize"):
         raise ConfigError(f"objective.direction: {objective.direction!r} is not one of maximize, minimize")
     if objective.aggregate not in AGGREGATES:

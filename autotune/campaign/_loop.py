@@ -112,7 +112,14 @@ class CampaignLoop:
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
         try:
             n_now, stopped = self._loop(study)
-            if c.objective.adaptive and c.objective.remeasure > 1 and stopped in ("trials", "wall_time"):
+            finished = stopped in ("trials", "wall_time")
+            if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
+                from autotune.campaign._confirm import confirm_campaign
+
+                conf = confirm_campaign(self.rt, study, c.objective.confirm)
+                for line in conf.lines(c.objective.metric) if conf else []:
+                    self.say(line)
+            elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
             for s, h in old.items():

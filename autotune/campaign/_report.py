@@ -6,6 +6,7 @@ from typing import Any
 
 import optuna
 
+from autotune.campaign._confirm import Confirmation, recommended_config
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, default_trial, ran_trials
 from autotune.hints import Settings, render
@@ -45,10 +46,14 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
     if best is not None:
         is_def = bool(best.user_attrs.get("is_default"))
         config = rt.config_of(best)
-        settings = rt.settings_for(config, is_def)
+        export, export_default = recommended_config(rt, study, best)  # only settings that differ and matter
+        settings = rt.settings_for(export, export_default)
         out.update(best_trial=best.number, best_value=best.value, best_config=config, best_is_default=is_def,
                    best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
+                   recommended_config=export, recommended_is_default=export_default,
                    best_hints_took_effect=bool(best.user_attrs.get("hints_took_effect", True)))
+        if study.user_attrs.get("confirmation"):
+            out["confirmation"] = study.user_attrs["confirmation"]
     if default is not None and default.value is not None:
         out["default_value"] = default.value
         if best is not None and best.value:
@@ -77,7 +82,9 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
         lines.append(f"  {k} = {fmt_value(k, v)}")
     if not s["best_hints_took_effect"]:
         lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
+    if "confirmation" in s:
+        lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
     lines.append("hints to paste into your job script:")
-    text = s["hints_text"] if not s["best_is_default"] else "# the system's defaults are best: set nothing"
+    text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from typing import Any
 import optuna
 
 from autotune.campaign._config import Campaign
+from autotune.campaign._reach import unreachable
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, get_launcher
@@ -30,10 +31,13 @@ class Runtime:
 
     @classmethod
     def build(cls, c: Campaign, launcher: BaseLauncher | None = None) -> Runtime:
-        space = c.space.bind(c.system, c.fs, c.app.pattern)
         if launcher is None:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
+        blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
+        spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
+        space = spec.bind(c.system, c.fs, c.app.pattern)
+        space.notices.extend(blocked.values())
         extractor = get_extractor(c.metric, "app.metric")
         return cls(c, space, launcher, extractor)
 

@@ -63,7 +63,9 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     best = best_trial(study)
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
-    settings = rt.settings_for(rt.config_of(best), bool(best.user_attrs.get("is_default")))
+    from autotune.campaign._confirm import recommended_config
+
+    settings = rt.settings_for(*recommended_config(rt, study, best))  # only settings that differ and matter
     patterns = args.files.split(",") if args.files else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
     return 0

@@ -109,6 +109,7 @@ class ReplayLauncher(BaseLauncher):
 
     name: ClassVar[str] = "replay"
     option_keys: ClassVar[frozenset[str]] = frozenset({"surface", "seed"})
+    runs_command: ClassVar[bool] = False
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
         super().__init__(options, where)
