@@ -29,9 +29,11 @@ def gain_record(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOut
 
     conf = confirm(tr.space.default_config(), top, rounds, measure, True)
     rec_cfg = {**tr.space.default_config(), **conf.recommended}
+    winner = next(c["config"] for c in conf.candidates if c["label"] == conf.winner)
     return {"claimed": float(best.value or 0.0) / float(default.value) - 1.0,
             "true_of_best": tr.value(best.config) / d_true - 1.0,
             "confirmed_margin": conf.margin, "confirmed_low": conf.low, "confirmed_high": conf.high,
+            "true_of_winner": tr.value(winner) / d_true - 1.0,
             "proven": conf.proven, "true_of_recommended": tr.value(rec_cfg) / d_true - 1.0,
             "exported_settings": len(conf.recommended), "best_settings_changed":
                 sum(1 for k, v in best.config.items() if tr.space.default_config().get(k) != v)}

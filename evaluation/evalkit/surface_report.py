@@ -28,6 +28,8 @@ def method_table(records: list[dict[str, Any]], trials: int) -> dict[tuple[str, 
         row["seconds_to_95"] = _med([r["bench_seconds_to_95"] if r["trials_to_95"] else r["bench_seconds"] for r in recs])
         row["reached"] = sum(1 for r in recs if r["trials_to_95"]) / len(recs)
         row["campaigns"] = len(recs)
+        for k in (10, 20):
+            row[f"confirmed@{k}"] = _med([r["confirmed_regret"][str(k)] for r in recs if str(k) in r.get("confirmed_regret", {})])
         out[key] = row
     return out
 
@@ -65,6 +67,31 @@ def targets(table: dict[tuple[str, str], dict[str, float]], kind: str) -> list[s
     return lines
 
 
+def gain_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Best-of-N's claimed gain over the default against the truth, and the confirmation's (real surfaces)."""
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        if r.get("gain"):
+            by[r["method"]].append(r["gain"])
+            by["all"].append(r["gain"])
+    if not by:
+        return []
+    out = ["", "## Gain over the default: claimed by best-of-N, measured by the confirmation, and true (real surfaces)",
+           "", "Medians over surfaces x seeds after 20 trials. Overstatement = (1 + claimed) / (1 + true) - 1.", "",
+           "| method | claimed (best-of-N) | true gain of that pick | overstatement | confirmed margin | "
+           "its overstatement (vs the winner's true gain) | true gain of the exported hints | proven | "
+           "settings exported / changed |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for m, gs in sorted(by.items(), key=lambda kv: kv[0] == "all"):
+        over = [(1 + g["claimed"]) / (1 + g["true_of_best"]) - 1 for g in gs]
+        conf_over = [(1 + g["confirmed_margin"]) / (1 + g["true_of_winner"]) - 1 for g in gs]
+        out.append(f"| {m} | {_med([g['claimed'] for g in gs]):+.0%} | {_med([g['true_of_best'] for g in gs]):+.0%} | "
+                   f"{_med(over):+.0%} | {_med([g['confirmed_margin'] for g in gs]):+.0%} | {_med(conf_over):+.0%} | "
+                   f"{_med([g['true_of_recommended'] for g in gs]):+.0%} | {np.mean([g['proven'] for g in gs]):.0%} | "
+                   f"{_med([g['exported_settings'] for g in gs]):.0f} / {_med([g['best_settings_changed'] for g in gs]):.0f} |")
+    return out
+
+
 def markdown(data: dict[str, Any]) -> str:
     meta, records = data["meta"], data["records"]
     trials = int(meta["trials"])
@@ -72,22 +99,31 @@ def markdown(data: dict[str, Any]) -> str:
     lines = [f"# Search on truths the model did not write ({meta['seeds']} seeds, {trials} trials)", "",
              f"Command: `{meta['command']}` ({meta['seconds']:.0f} s).", ""]
     lines += [f"- {n}" for n in meta.get("notes", [])]
-    lines += ["## Truths", "", "| truth | kind | optimum (MiB/s) | default regret | optimum configuration |",
-              "|---|---|---|---|---|"]
+    lines += ["## Truths", "", "| truth | kind | optimum (MiB/s) | default regret | noise floor | runs | optimum configuration |",
+              "|---|---|---|---|---|---|---|"]
     for t in data["truths"]:
         cfg = ", ".join(f"{k.split('.', 1)[1]}={v}" for k, v in sorted(t["optimum_config"].items()))
-        lines.append(f"| {t['truth']} | {t['kind']} | {t['optimum']:.4g} | {t['default_regret']:.1%} | {cfg} |")
+        floor = f"{t['noise_floor']:.1%}" if t.get("noise_floor") is not None else "-"
+        runs = f"{t['repetitions_total']} ({t['repetitions_min']}+ per config)" if "repetitions_total" in t else "model"
+        lines.append(f"| {t['truth']} | {t['kind']} | {t['optimum']:.4g} | {t['default_regret']:.1%} | {floor} | {runs} "
+                     f"| {cfg} |")
+    lines += ["", "Noise floor: how far apart a real surface's truth (per-configuration median) puts configurations that",
+              "are physically the same (they differ only in settings that cannot act); regrets below it are within the",
+              "truth's own noise."]
     for kind in ("real", "structural", "all"):
         rows = sorted((m, r) for (k, m), r in table.items() if k == kind)
         if not rows:
             continue
         lines += ["", f"## {kind}: median over truths x seeds", "",
-                  "| method | regret@5 | regret@10 | regret@20 | trials to 95% | bench s to 95% | reached 95% |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| method | regret@5 | regret@10 | regret@20 | trials to 95% | bench s to 95% | reached 95% "
+                  "| exported after 10 / 20 (confirmed) |",
+                  "|---|---|---|---|---|---|---|---|"]
         for m, r in rows:
             lines.append(f"| {m} | {r['regret@5']:.1%} | {r['regret@10']:.1%} | {r['regret@20']:.1%} | "
-                         f"{r['trials_to_95']:.1f} | {r['seconds_to_95']:.1f} | {r['reached']:.0%} |")
+                         f"{r['trials_to_95']:.1f} | {r['seconds_to_95']:.1f} | {r['reached']:.0%} | "
+                         f"{r['confirmed@10']:.1%} / {r['confirmed@20']:.1%} |")
         lines += ["", *[f"- {t}" for t in targets(table, kind)]]
+    lines += gain_lines(records)
     lines += ["", "## Per truth (median regret@10 / @20, trials to 95%)", ""]
     pt = per_truth(records, trials)
     methods = sorted({r["method"] for r in records})

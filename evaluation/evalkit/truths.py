@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from autotune.campaign import Campaign, Runtime, parse_campaign
+from autotune.hints import inert
 from autotune.launch._replay import Recording, config_key
 from autotune.space import BoundSpace, Config
 from evaluation.evalkit.methods import method_overrides
@@ -80,6 +81,27 @@ class RealSurface(SurfaceTruth):
         best = max(self.medians, key=lambda k: self.medians[k])
         self.optimum = self.medians[best]
         self.optimum_config = next(c for c in self.space.grid() if config_key(c) == best)
+
+    def noise_floor(self) -> float | None:
+        """How far apart the truth puts configurations that are physically the same (they differ only in
+        settings that cannot act, e.g. cb_nodes with collective buffering disabled): the median over such
+        twin groups of 1 - lowest median / highest median. Regrets below it are within the truth's noise."""
+        default = self.space.default_config()
+        groups: dict[str, list[float]] = {}
+        for cfg in self.space.grid():
+            key = config_key(cfg)
+            if key not in self.medians:
+                continue
+            dead = inert(cfg, self.space.pattern.phases)
+            twin = config_key({k: default.get(k) if k in dead else v for k, v in cfg.items()})
+            groups.setdefault(twin, []).append(self.medians[key])
+        spreads = [1 - min(v) / max(v) for v in groups.values() if len(v) > 1 and max(v) > 0]
+        return float(np.median(spreads)) if spreads else None
+
+    def summary(self) -> dict[str, Any]:
+        reps = [len(v) for v in self.recording.runs.values()]
+        return {**super().summary(), "noise_floor": self.noise_floor(), "configurations": len(self.recording.runs),
+                "repetitions_min": min(reps), "repetitions_total": sum(reps)}
 
     def campaign(self, method: str, seed: int, trials: int) -> Campaign:
         data = sweep_campaign(self.name, 0)
