@@ -3,13 +3,14 @@ the winner's margin with a bootstrap interval, and an ablation that keeps only s
 
 Best-of-N over many configurations is biased upward (the luckiest run of the luckiest configuration wins).
 At the end of a campaign the top ``TOP`` configurations and the default run again in ``rounds`` interleaved
-rounds (A B C D, B C D A, ...: drift and other users' load hit all alike); the winner is the best median.
-Its settings that differ from the default are then ablated: each is reset to its default and measured
-interleaved with the winner; a setting is kept only if dropping it costs more than the jitter (the 95%
-bootstrap interval of the cost is above zero; if no single setting passes, the one whose loss costs most is
-kept, since together they won). Settings that cannot act (``autotune.hints.inert``) are
-dropped without measuring. If the winner's margin over the default is within the jitter, the recommendation
-is the default: set nothing.
+rounds (A B C D, B C D A, ...: drift and other users' load hit all alike); the winner is the best median,
+and its margin over the default is the median of the round-by-round advantages (paired: drift within a
+round cancels) with a bootstrap interval over rounds. Its settings that differ from the default are then
+ablated: each is reset to its default and measured interleaved with the winner; a setting is kept only if
+dropping it costs more than the jitter (the 95% interval of the cost is above zero; if no single setting
+passes, the one whose loss costs most is kept, since together they won). Settings that cannot act
+(``autotune.hints.inert``) are dropped without measuring. If the winner's margin over the default is
+within the jitter, the recommendation is the default: set nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from optuna.trial import TrialState
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
 from autotune.hints import inert
-from autotune.measure import median_margin
+from autotune.measure import paired_margin
 from autotune.space import Config
 
 TOP = 3
@@ -96,7 +97,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         return Confirmation(rounds, cands, "default", 0.0, 0.0, 0.0, {}, {"*": "the default could not be measured"})
     best_i = (max if maximize else min)(scored)[1]
     winner = cands[best_i]
-    margin, lo, hi = median_margin(_values(winner["values"]), _values(cands[0]["values"]), maximize)
+    margin, lo, hi = paired_margin(winner["values"], cands[0]["values"], maximize)  # round by round: drift cancels
     conf = Confirmation(rounds, cands, winner["label"], margin, lo, hi, {})
     if best_i == 0 or lo <= 0:
         return conf
@@ -109,7 +110,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         ablated = [({**cfg, **{k: default.get(k)}}, False) for k in changed]
         res = interleaved([(cfg, False), *ablated], rounds, measure, base + 32)
         for k, v in zip(changed, res[1:], strict=True):
-            cost, clo, chi = median_margin(_values(res[0]), _values(v) or [0.0], maximize) if _values(res[0]) else (0, 0, 0)
+            cost, clo, chi = paired_margin(res[0], v, maximize)
             conf.ablation[k] = {"values": v, "cost": cost, "low": clo, "high": chi}
             if clo <= 0:
                 conf.dropped[k] = f"dropping it cost {cost:+.1%} (95% interval {clo:+.1%} to {chi:+.1%}): within the jitter"
