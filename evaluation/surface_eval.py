@@ -135,6 +135,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--gp-seeds", type=int, help="seeds for gp (default: --seeds; ~45 s per campaign here)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--render", action="store_true", help="only write the Markdown again from OUT")
+    p.add_argument("--merge", help="add the truths and records of an earlier run's JSON (other truths)")
     return p.parse_args(argv)
 
 
@@ -169,15 +170,34 @@ def main(argv: list[str] | None = None) -> int:
             records.append(rec)
             if i % max(1, len(tasks) // 20) == 0 or i == len(tasks):
                 print(f"{i}/{len(tasks)} campaigns {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    data = {"meta": {"command": shlex.join(["python", "-m", "evaluation.surface_eval", *(argv or sys.argv[1:])]),
+    command = shlex.join(["python", "-m", "evaluation.surface_eval", *(argv or sys.argv[1:])])
+    if a.merge:
+        earlier = json.loads(Path(a.merge).read_text())
+        truths += earlier["truths"]
+        records += earlier["records"]
+        notes.append(f"merged from an earlier run: {', '.join(t['truth'] for t in earlier['truths'])} "
+                     f"(`{earlier['meta']['command']}`, {earlier['meta']['seconds']:.0f} s; notes: "
+                     f"{'; '.join(earlier['meta'].get('notes', [])) or 'none'})")
+    data = {"meta": {"command": command,
                      "seeds": a.seeds, "gp_seeds": gp_seeds, "trials": a.trials, "methods": methods, "notes": notes,
                      "seconds": round(time.monotonic() - started, 1)},
             "truths": truths, "records": sorted(records, key=lambda r: (r["truth"], r["method"], r["seed"]))}
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, default=str, separators=(",", ":")) + "\n")
+    out.write_text(json.dumps(_rounded(data), default=str, separators=(",", ":")) + "\n")
     out.with_suffix(".md").write_text(markdown(data))
     print(f"wrote {out} and {out.with_suffix('.md')} in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
+
+
+def _rounded(obj: Any) -> Any:
+    """Floats to 4 significant digits: the committed records stay small."""
+    if isinstance(obj, float):
+        return float(f"{obj:.4g}")
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_rounded(v) for v in obj]
+    return obj
 
 
 if __name__ == "__main__":

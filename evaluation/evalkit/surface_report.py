@@ -10,6 +10,10 @@ import numpy as np
 COLD = ("tpe", "gp", "cmaes", "random", "ga")
 
 
+def _pct(x: float) -> str:
+    return "-" if x != x else f"{x:.1%}"
+
+
 def _med(xs: list[float]) -> float:
     return float(np.median(xs)) if xs else float("nan")
 
@@ -98,7 +102,7 @@ def markdown(data: dict[str, Any]) -> str:
     table = method_table(records, trials)
     lines = [f"# Search on truths the model did not write ({meta['seeds']} seeds, {trials} trials)", "",
              f"Command: `{meta['command']}` ({meta['seconds']:.0f} s).", ""]
-    lines += [f"- {n}" for n in meta.get("notes", [])]
+    lines += [f"- {n}" for n in meta.get("notes", [])] + [""]
     lines += ["## Truths", "", "| truth | kind | optimum (MiB/s) | default regret | noise floor | runs | optimum configuration |",
               "|---|---|---|---|---|---|---|"]
     for t in data["truths"]:
@@ -121,7 +125,7 @@ def markdown(data: dict[str, Any]) -> str:
         for m, r in rows:
             lines.append(f"| {m} | {r['regret@5']:.1%} | {r['regret@10']:.1%} | {r['regret@20']:.1%} | "
                          f"{r['trials_to_95']:.1f} | {r['seconds_to_95']:.1f} | {r['reached']:.0%} | "
-                         f"{r['confirmed@10']:.1%} / {r['confirmed@20']:.1%} |")
+                         f"{_pct(r['confirmed@10'])} / {_pct(r['confirmed@20'])} |")
         lines += ["", *[f"- {t}" for t in targets(table, kind)]]
     lines += gain_lines(records)
     lines += ["", "## Per truth (median regret@10 / @20, trials to 95%)", ""]
