@@ -11,7 +11,7 @@ from typing import Any
 from autotune._yaml import check_keys, expect, load_yaml, positive_int
 from autotune.errors import ConfigError
 from autotune.launch import KERNELS, AppSpec
-from autotune.measure import AGGREGATES
+from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
 from autotune.pattern import IOPattern
 from autotune.space import SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
@@ -41,11 +41,17 @@ class Objective:
     aggregate: str = "best"
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
+    kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
     confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
 
     @property
     def maximize(self) -> bool:
         return self.direction == "maximize"
+
+    @property
+    def unit(self) -> str:
+        """The canonical unit values are stored in: MiB/s for a bandwidth, s for a time, '' otherwise."""
+        return CANONICAL.get(self.kind or "", "")
 
 
 @dataclass(frozen=True)
@@ -98,7 +104,11 @@ class Campaign:
 
 
 def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) -> dict[str, Any]:
-    """The I/O pattern a built-in kernel declares, from its arguments."""
+    """The I/O pattern a built-in kernel declares, from its arguments (``no_sync``: the flush is untimed)."""
+    return {**_kernel_pattern(kernel, args, ranks), "sync": not bool(args.get("no_sync", False))}
+
+
+def _kernel_pattern(kernel: str, args: dict[str, Any], ranks: int) -> dict[str, Any]:
     def size(key: str, default: int) -> int:
         return parse_size(args.get(key, default), f"app.args.{key}")
 
@@ -113,9 +123,10 @@ def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) ->
             total = int(args["rows"]) * int(args["cols"]) * 8
         column = str(args.get("decomposition", "column")) == "column"  # the kernel's default
         per_rank = max(1, total // ranks)
-        xfer = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
-        return {"bytes_per_rank": per_rank, "transfer_size": xfer, "layout": "strided" if column else "contiguous",
-                "io_mode": io_mode, "library": "hdf5"}
+        piece = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
+        # one write call per rank; a column block is one piece per row of the array
+        return {"bytes_per_rank": per_rank, "transfer_size": per_rank, "piece_size": min(piece, per_rank),
+                "layout": "strided" if column else "contiguous", "io_mode": io_mode, "library": "hdf5"}
     if kernel == "vpic":
         n = int(parse_size(args.get("particles_per_rank", 1 << 20), "app.args.particles_per_rank"))
         return {"bytes_per_rank": 32 * n, "transfer_size": 4 * n, "io_mode": io_mode, "library": "hdf5"}
@@ -164,7 +175,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
-                                                                 "scale", "bytes"}, "app.metric"))
+                                                                 "scale", "bytes", "unit"}, "app.metric"))
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
@@ -203,9 +214,11 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
+    metric_name = str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
+    mu = metric_unit(metric, metric_name)
     objective = Objective(
-        metric=str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds")),
-        direction=str(o.get("direction", "maximize" if app.kernel or "bandwidth" in str(o.get("metric", "")) else "minimize")),
+        metric=metric_name, kind=mu.kind,
+        direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
         repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
         aggregate=str(o.get("aggregate", "best")),
     )
@@ -219,8 +232,6 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
         raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
     objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
-    if objective.direction not in ("maximize", "minimize"):
-        raise ConfigError(f"objective.direction: {objective.direction!r} is not one of maximize, minimize")
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")

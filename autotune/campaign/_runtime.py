@@ -39,6 +39,7 @@ class Runtime:
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
         extractor = get_extractor(c.metric, "app.metric")
+        extractor.expected_kind = c.objective.kind
         return cls(c, space, launcher, extractor)
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
@@ -64,4 +65,5 @@ class Runtime:
         c = self.campaign
         return {"system": c.system.name, "filesystem": c.fs.name, "fs_kind": c.fs.kind, "app": c.app.name,
                 "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
-                "direction": c.objective.direction, "repeats": c.objective.repeats}
+                "direction": c.objective.direction, "repeats": c.objective.repeats,
+                "pattern": c.app.pattern.as_dict()}  # `autotune hints` finds the nearest recorded pattern
