@@ -33,6 +33,7 @@ from evaluation.evalkit.methods import SEARCH, gp_available
 from evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_truth, real_surfaces
 
 CHECKPOINTS = (5, 10, 20)
+CONFIRM_ROUNDS = 3  # as a campaign's default objective.confirm
 METHODS = (*SEARCH, "model-first")
 _TRUTHS: dict[str, SurfaceTruth] = {}
 
@@ -97,7 +98,7 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     rec["confirmed_regret"] = {k: tr.regret(cfg) for k, (cfg, _) in confirmed.items()}
     rec["confirmed_extra_seconds"] = {k: secs for k, (_, secs) in confirmed.items()}
     if tr.kind == "real":
-        rec["gain"] = gain_record(tr, c.study, seed, outcomes)
+        rec["gain"] = gain_record(tr, c.study, seed, outcomes, CONFIRM_ROUNDS)
     return rec
 
 
@@ -121,7 +122,7 @@ def confirmed_pick(tr: SurfaceTruth, study: str, seed: int, outcomes: list[Trial
         secs[0] += s
         return v
 
-    conf = confirm(default, top, 3, measure, True)
+    conf = confirm(default, top, CONFIRM_ROUNDS, measure, True)
     return {**default, **conf.recommended}, secs[0]
 
 
