@@ -128,6 +128,7 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         outcome.metrics.append({})
         outcome.stderr_tail = tail(res.stderr, 30)
         return
+    res.info.setdefault("run_dir", str(req.run_dir))  # where a run's own files are (e.g. its Darshan log)
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
     outcome.repetitions.append(m.value)
     outcome.errors.append(m.error)

@@ -67,6 +67,8 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
     study = optuna.create_study(direction=c.objective.direction, sampler=optuna.samplers.RandomSampler(seed=0))
     study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True})
+    if rt.baseline is not None and rt.baseline != rt.space.default_config():
+        study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs={"baseline": True})
     out_dir = c.workdir / "dry-run"
     out_dir.mkdir(parents=True, exist_ok=True)
     shown, asked, want = 0, 0, min(trials or 5, 50)
@@ -85,7 +87,8 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         text = rt.launcher.describe(req)
         path = out_dir / f"trial-{shown:04d}.txt"
         path.write_text(text + "\n")
-        label = " (the default configuration)" if is_default else ""
+        label = " (the default configuration)" if is_default else \
+            " (the baseline: the app's own settings)" if trial.user_attrs.get("baseline") else ""
         print(f"\n# ---- trial {shown}{label}: {', '.join(f'{k}={v}' for k, v in sorted(config.items()))}")
         print(f"# written to {path}")
         print(text)

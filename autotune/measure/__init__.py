@@ -9,10 +9,14 @@ from autotune.measure._extract import (
     WallTimeExtractor,
     find_record,
     get_extractor,
+    register_extractor,
 )
 from autotune.measure._verify import count_aggregators, verify_hints
 
+# Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
+from autotune.measure import _bench, _darshan, _ior  # noqa: E402,F401  isort: skip
+
 __all__ = [
     "AGGREGATES", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
-    "aggregate", "count_aggregators", "find_record", "get_extractor", "spread", "verify_hints",
+    "aggregate", "count_aggregators", "find_record", "get_extractor", "register_extractor", "spread", "verify_hints",
 ]
