@@ -1,7 +1,7 @@
 """``baseline:``: the settings the application runs with today, measured right after the default.
 
 A mapping of parameters to values (e.g. the striping a Darshan log recorded); parameters not named keep
-their default. Each value is checked against the space bound to the target, and the whole configuration
+their default, re-evaluated when it follows a named one (``mpiio.cb_nodes: min(lustre.stripe_count, ...)``). Each value is checked against the space bound to the target, and the whole configuration
 against the system's rules; a parameter that is not searched on this target is refused, so a typo never
 goes unnoticed.
 """
@@ -13,6 +13,7 @@ from typing import Any
 
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
+from autotune.space._expr import Expr
 from autotune.space._space import _fixed_value
 
 
@@ -33,6 +34,15 @@ def baseline_config(space: BoundSpace, raw: Mapping[str, Any] | None) -> Config 
         if not active[name].contains(v):
             raise ConfigError(f"baseline.{name}: {value!r} is outside the space ({active[name].describe()})")
         config[str(name)] = v
+    for spec in space.spec.params:  # defaults that follow other parameters (Cray: aggregators = stripe count)
+        if spec.name in raw or spec.name not in active or not isinstance(spec.default, Expr):
+            continue
+        try:
+            value = spec.default.evaluate({**space.context, **config})
+        except ConfigError:
+            continue
+        if active[spec.name].contains(value):
+            config[spec.name] = value
     violations = {k for k, v in space.violations(config).items() if v > 0}
     if violations:
         raise ConfigError(f"baseline: breaks the rule(s) {', '.join(sorted(violations))} on this target")

@@ -17,6 +17,14 @@ from autotune.darshan._pattern import Derived, derive
 from autotune.darshan._target import Target, choose_target, job_settings
 from autotune.units import format_size
 
+
+def human(n: float) -> str:
+    """Bytes for people: 2.0 TiB, 461.0 GiB, 512 B."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
+
 PRESETS = {"ior": "ior", "h5bench": "h5bench", "fio": "fio", "mdtest": "mdtest"}
 LOG_ENV = "DARSHAN_LOGFILE"
 LOG_FILE = "{run_dir}/app.darshan"
@@ -54,6 +62,8 @@ def _name(log: JobLog) -> str:
 def _hint_files(d: Derived) -> list[str]:
     names = [os.path.basename(f.name) for f in d.matter]
     if d.pattern["file_mode"] == "fpp" and len(names) > 1:
+        folder = os.path.dirname(d.matter[0].name)
+        names = [os.path.basename(f.name) for f in d.files if os.path.dirname(f.name) == folder]
         prefix = os.path.commonprefix(names)
         return [f"{prefix}*"] if prefix else ["*"]
     return sorted(set(names))[:8] or ["*"]
@@ -65,11 +75,11 @@ def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], note
     for op in ("write", "read"):
         if d.bytes_by_phase[op]:
             size, b = d.sizes.get(op, (0, ""))
-            lines.append(f"  {op}: {d.bytes_by_phase[op]} bytes ({format_size(d.bytes_by_phase[op])}); "
+            lines.append(f"  {op}: {d.bytes_by_phase[op]} bytes ({human(d.bytes_by_phase[op])}); "
                          f"dominant transfer {format_size(size)} (histogram bin {b})")
     lines.append(f"  MPI-IO operations: {d.collective_ops:.0f} collective, {d.independent_ops:.0f} independent")
     for f in d.matter[:10]:
-        lines.append(f"  {f.name}: {format_size(f.bytes_written)} written, {format_size(f.bytes_read)} read, "
+        lines.append(f"  {f.name}: {human(f.bytes_written)} written, {human(f.bytes_read)} read, "
                      f"{'shared by ' + str(f.ranks) + ' ranks' if f.shared else 'one rank'}, {f.library} via {f.layer}, "
                      f"{f.fs_type} {f.mount}")
     if len(d.matter) > 10:
@@ -104,7 +114,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         cmd = ["./app"]
         notes.append("the log records no executable: replace app.command")
     preset = preset_for(cmd)
-    op = d.pattern["phases"][0] if "write" not in d.pattern["phases"] else "write"
+    op = d.main_op
     metric_name = f"{op}_bandwidth_mib_s"
     app: dict[str, Any] = {"name": _name(log).split("-")[0] or "app", "command": cmd, "ranks": log.nprocs,
                            "nodes": min(log.nprocs, max(1, nodes or -(-log.nprocs // t.system.cores_per_node))),
@@ -135,5 +145,5 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     campaign = parse_campaign(yaml.safe_load(text), Path.cwd(), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()
-    findings = diagnose(d, log.nprocs, space, job, "write_bandwidth_mib_s" if op == "write" else "read_bandwidth_mib_s")
+    findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s")
     return Init(log, d, t, settings, text, notes, findings)

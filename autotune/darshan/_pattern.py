@@ -118,27 +118,35 @@ def histogram(files: list[FileFigures], layer: str, op: str) -> dict[str, float]
 
 
 def dominant_size(log: JobLog, files: list[FileFigures], layer: str, op: str) -> tuple[int, str]:
-    """The dominant transfer size of ``op``: the histogram bin with most operations, refined by the exact
-    common access sizes Darshan keeps (``*_ACCESS1..4``) that fall in that bin; else the bin's lower edge."""
+    """The dominant transfer size of ``op``: the histogram bin that moved the most bytes (operations x the
+    bin's most common exact access size from Darshan's ``*_ACCESS1..4`` counters, else the bin's geometric
+    middle), and that exact size (else the bin's lower edge)."""
     hist = histogram(files, layer, op)
-    suffix = max(hist, key=lambda k: (hist[k], -[b[0] for b in BINS].index(k)))
-    low, high = next((lo, hi) for s, lo, hi in BINS if s == suffix)
-    if hist[suffix] <= 0:
-        return 0, suffix
     p = layer.replace("-", "")
     df = log.frame(layer)
-    counts: dict[int, float] = {}
+    exact: dict[str, dict[int, float]] = {s: {} for s, _, _ in BINS}
     if df is not None:
         rows = df[df["name"].isin({f.name for f in files})]
         for i in range(1, 5):
             a, c = f"{p}_ACCESS{i}_ACCESS", f"{p}_ACCESS{i}_COUNT"
             if a in rows and c in rows:
                 for size, count in zip(rows[a], rows[c], strict=True):
-                    if low <= size < high and count > 0:
-                        counts[int(size)] = counts.get(int(size), 0.0) + float(count)
-    if counts:
-        return max(counts, key=lambda s: (counts[s], s)), suffix
-    return max(low, 100 if suffix == "0_100" else low), suffix
+                    if size > 0 and count > 0:
+                        suffix = next(s for s, lo, hi in BINS if lo <= size < hi)
+                        exact[suffix][int(size)] = exact[suffix].get(int(size), 0.0) + float(count)
+
+    def typical(suffix: str) -> int:
+        if exact[suffix]:
+            return max(exact[suffix], key=lambda s: (exact[suffix][s], s))
+        low, high = next((lo, hi) for s, lo, hi in BINS if s == suffix)
+        return int(math.sqrt(max(low, 1) * min(high, 4 << 30)))
+
+    weights = {s: n * typical(s) for s, n in hist.items() if n > 0}
+    if not weights:
+        return 0, ""
+    suffix = max(weights, key=lambda k: (weights[k], k))
+    low = next(lo for s, lo, _ in BINS if s == suffix)
+    return (typical(suffix) if exact[suffix] else max(low, 100)), suffix
 
 
 @dataclass
@@ -155,6 +163,7 @@ class Derived:
     nodes_recorded: bool
     fs_type: str
     mount: str
+    main_op: str = "write"
 
 
 def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derived:
@@ -172,12 +181,12 @@ def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derive
     for f in matter:
         by_lib[f.library] = by_lib.get(f.library, 0) + f.bytes
     library = max(by_lib, key=lambda k: (by_lib[k], k))
-    written = sum(f.bytes_written for f in matter)
-    read = sum(f.bytes_read for f in matter)
+    written = sum(f.bytes_written for f in files)
+    read = sum(f.bytes_read for f in files)
     starts = {op: min((f.counters.get(f"{f.layer.replace('-', '')}_F_{op.upper()}_START_TIMESTAMP", 0.0) or math.inf
                        for f in matter), default=math.inf) for op in ("write", "read")}
     phases = sorted([op for op, b in (("write", written), ("read", read)) if b > 0], key=lambda op: starts[op])
-    main_op = "write" if written >= read else "read"
+    main_op = "read" if read >= 2 * written else "write"   # the objective: writes, unless reads clearly dominate
     main_bytes = max(written, read)
     shared_bytes = sum(f.bytes for f in matter if f.shared)
     shared = log.nprocs == 1 or shared_bytes >= 0.5 * sum(f.bytes for f in matter)
@@ -204,4 +213,4 @@ def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derive
         "all_collective": bool(collective and indep == 0),
     }
     return Derived(pattern, files, matter, {"write": written, "read": read}, sizes, coll, indep, recorded,
-                   top.fs_type, top.mount)
+                   top.fs_type, top.mount, main_op)
