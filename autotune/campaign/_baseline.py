@@ -1,8 +1,9 @@
 """``baseline:``: the settings the application runs with today, measured right after the default.
 
 A mapping of parameters to values (e.g. the striping a Darshan log recorded); parameters not named keep
-their default, re-evaluated when it follows a named one (``mpiio.cb_nodes: min(lustre.stripe_count, ...)``). Each value is checked against the space bound to the target, and the whole configuration
-against the system's rules; a parameter that is not searched on this target is refused, so a typo never
+their default, re-evaluated when it follows a named one (``mpiio.cb_nodes: min(lustre.stripe_count, ...)``).
+Each value is checked against the space bound to the target, and the whole configuration against the
+system's rules; a parameter that is not searched on this target is refused, so a typo never
 goes unnoticed.
 """
 

@@ -64,7 +64,7 @@ def _hint_files(d: Derived) -> list[str]:
     if d.pattern["file_mode"] == "fpp" and len(names) > 1:
         folder = os.path.dirname(d.matter[0].name)
         names = [os.path.basename(f.name) for f in d.files if os.path.dirname(f.name) == folder]
-        prefix = os.path.commonprefix(names)
+        prefix = os.path.commonprefix(names)  # noqa: RUF071 - a file-name prefix, not a path
         return [f"{prefix}*"] if prefix else ["*"]
     return sorted(set(names))[:8] or ["*"]
 
@@ -99,14 +99,10 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     """Read the log, derive the pattern, choose the target, write the campaign text and diagnose it."""
     from autotune.campaign import parse_campaign
     from autotune.campaign._baseline import baseline_config
-    from autotune.systems import load_system
 
     log = read_log(log_path)
-    cores = load_system(system).cores_per_node if system else 32
-    d = derive(log, cores, nodes)
+    d = derive(log, nodes)
     t = choose_target(log, d, system)
-    if not system and not d.nodes_recorded:
-        d = derive(log, t.system.cores_per_node, nodes)
     settings, notes = job_settings(log, d, t)
     notes = t.notes + notes
     cmd = list(command) if command else (shlex.split(log.exe) if log.exe else [])

@@ -97,20 +97,21 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
     misaligned = sum(f.counters.get("POSIX_FILE_NOT_ALIGNED", 0) for f in d.matter)
     if posix_ops and misaligned / posix_ops >= MISALIGNED_SHARE:
         align = int(job.get("lustre.stripe_size", 1 << 20))
-        sugg = {}
+        aligned: dict[str, Any] = {}
         if "hdf5.alignment" in _active(space, "hdf5.alignment") and p["library"] == "hdf5":
-            sugg["hdf5.alignment"] = align
-        gain = _ratio(space, metric, job, {**job, **sugg}) if sugg else None
+            aligned["hdf5.alignment"] = align
+        gain = _ratio(space, metric, job, {**job, **aligned}) if aligned else None
         out.append(Finding("misaligned", "misaligned file accesses",
                            f"{misaligned:.0f} of {posix_ops:.0f} POSIX accesses ({misaligned / posix_ops:.0%}) do not start on "
-                           "the file-system block boundary", _active(space, "hdf5.alignment", "lustre.stripe_size"), sugg, gain,
-                           "" if sugg else "align the application's offsets to the stripe size"))
+                           "the file-system block boundary", _active(space, "hdf5.alignment", "lustre.stripe_size"), aligned, gain,
+                           "" if aligned else "align the application's offsets to the stripe size"))
     coll, indep = d.collective_ops, d.independent_ops
     if p["file_mode"] == "shared" and nprocs > 1 and (layer == "POSIX" or indep > INDEPENDENT_SHARE * (coll + indep)):
         what = (f"{indep:.0f} of {coll + indep:.0f} MPI-IO operations are independent" if layer == "MPI-IO"
                 else f"a shared file written through POSIX by {nprocs} ranks")
+        library = "mpiio" if layer == "POSIX" else space.pattern.library
         coll_space = BoundSpace.build(space.spec, space.system, space.fs,
-                                      space.pattern.with_(io_mode="collective", library="mpiio" if layer == "POSIX" else space.pattern.library))
+                                      space.pattern.with_(io_mode="collective", library=library))
         sugg = {"mpiio.romio_cb_write": "enable"} if _active(coll_space, "mpiio.romio_cb_write") else {}
         gain = _ratio(space, metric, job, {**job, **sugg}, coll_space)
         out.append(Finding("independent-shared", "independent I/O on a shared file", what,

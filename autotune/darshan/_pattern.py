@@ -166,8 +166,9 @@ class Derived:
     main_op: str = "write"
 
 
-def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derived:
-    """The job's ``app.pattern`` (plain YAML values) from its log."""
+def derive(log: JobLog, nodes: int | None = None) -> Derived:
+    """The job's ``app.pattern`` (plain YAML values) from its log; ``nodes`` when the user knows them
+    (Darshan does not record them)."""
     files = file_figures(log)
     if not files:
         from autotune.errors import ConfigError
@@ -187,7 +188,7 @@ def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derive
                        for f in matter), default=math.inf) for op in ("write", "read")}
     phases = sorted([op for op, b in (("write", written), ("read", read)) if b > 0], key=lambda op: starts[op])
     main_op = "read" if read >= 2 * written else "write"   # the objective: writes, unless reads clearly dominate
-    main_bytes = max(written, read)
+    main_bytes = written if main_op == "write" else read
     shared_bytes = sum(f.bytes for f in matter if f.shared)
     shared = log.nprocs == 1 or shared_bytes >= 0.5 * sum(f.bytes for f in matter)
     sizes = {op: dominant_size(log, matter, layer, op) for op in phases}
@@ -200,7 +201,6 @@ def derive(log: JobLog, cores_per_node: int, nodes: int | None = None) -> Derive
     consec = sum(f.counters.get(f"POSIX_CONSEC_{main_op.upper()}S", 0.0) for f in matter)
     contiguous = ops == 0 or consec / ops >= 0.5
     recorded = nodes is not None
-    n_nodes = nodes if nodes is not None else max(1, math.ceil(log.nprocs / max(1, cores_per_node)))
     pattern: dict[str, Any] = {
         "bytes_per_rank": max(1, math.ceil(main_bytes / log.nprocs)),
         "transfer_size": max(1, sizes[main_op][0]),

@@ -24,7 +24,8 @@ def fs_kind(fs_type: str, mount: str) -> str:
 
 
 def _fs_by_path(system: SystemProfile, name: str) -> FileSystem | None:
-    hits = [fs for fs in system.filesystems.values() if fs.path and (name.rstrip("/") + "/").startswith(fs.path.rstrip("/") + "/")]
+    path = name.rstrip("/") + "/"
+    hits = [fs for fs in system.filesystems.values() if fs.path and path.startswith(fs.path.rstrip("/") + "/")]
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 

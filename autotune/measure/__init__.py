@@ -14,7 +14,7 @@ from autotune.measure._extract import (
 from autotune.measure._verify import count_aggregators, verify_hints
 
 # Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
-from autotune.measure import _bench, _darshan, _ior  # noqa: E402,F401  isort: skip
+from autotune.measure import _bench, _darshan, _ior  # noqa: F401  isort: skip
 
 __all__ = [
     "AGGREGATES", "BaseExtractor", "JsonExtractor", "Measurement", "RegexExtractor", "WallTimeExtractor",
