@@ -103,7 +103,8 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
         gain = _ratio(space, metric, job, {**job, **aligned}) if aligned else None
         out.append(Finding("misaligned", "misaligned file accesses",
                            f"{misaligned:.0f} of {posix_ops:.0f} POSIX accesses ({misaligned / posix_ops:.0%}) do not start on "
-                           "the file-system block boundary", _active(space, "hdf5.alignment", "lustre.stripe_size"), aligned, gain,
+                           "the file-system block boundary",
+                           _active(space, "hdf5.alignment", "lustre.stripe_size"), aligned, gain,
                            "" if aligned else "align the application's offsets to the stripe size"))
     coll, indep = d.collective_ops, d.independent_ops
     if p["file_mode"] == "shared" and nprocs > 1 and (layer == "POSIX" or indep > INDEPENDENT_SHARE * (coll + indep)):
