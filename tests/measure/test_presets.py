@@ -134,3 +134,13 @@ def test_bad_options() -> None:
         get_extractor({"extractor": "ior", "stream": "stdin"})
     with pytest.raises(ConfigError, match="unknown key"):
         get_extractor({"extractor": "fio", "pattern": "x"})
+
+
+@pytest.mark.parametrize("name", ["ior-preset.yaml", "h5bench-preset.yaml"])
+def test_readme_examples_load_with_their_preset(name: str) -> None:
+    from autotune.campaign import Runtime, load_campaign
+
+    c = load_campaign(Path(__file__).parents[2] / "examples" / name)
+    rt = Runtime.build(c)
+    assert type(rt.extractor).name == c.metric["extractor"] in ("ior", "h5bench")
+    assert c.objective.metric == "write_bandwidth_mib_s"
