@@ -141,5 +141,5 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     campaign = parse_campaign(yaml.safe_load(text), Path.cwd(), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()
-    findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s")
+    findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s", log)
     return Init(log, d, t, settings, text, notes, findings)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import BINS, Derived, histogram
 from autotune.optimize import model_metric, model_ranked
 from autotune.space import BoundSpace, Config
@@ -24,6 +25,7 @@ INDEPENDENT_SHARE = 0.5
 METADATA_SHARE = 0.3
 LARGE_SHARED = 1 << 30
 MIN_GAIN = 1.05
+SLOW_OST = 3.0          # an OST whose files took this many times the median time per byte
 
 
 @dataclass
@@ -78,9 +80,46 @@ def _best_of(space: BoundSpace, metric: str, job: Config, name: str) -> tuple[An
     return best, best_gain
 
 
-def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: str) -> list[Finding]:
+def slow_ost(log: JobLog | None, d: Derived) -> Finding | None:
+    """An OST whose files took far longer per byte than the others (LUSTRE module + POSIX times)."""
+    if log is None or log.lustre is None:
+        return None
+    by_name = {f.name: f for f in d.files}
+    per_ost: dict[int, list[float]] = {}
+    file_secs: dict[str, float] = {}
+    for fid, osts in zip(log.lustre["id"], log.lustre["LUSTRE_OST_IDS"], strict=True):
+        f = by_name.get(log.names.get(int(fid), ""))
+        if f is None or not len(osts) or f.bytes == 0:
+            continue
+        secs = f.counters.get("POSIX_F_WRITE_TIME", 0.0) + f.counters.get("POSIX_F_READ_TIME", 0.0)
+        file_secs[f.name] = secs
+        for ost in osts:
+            per_ost.setdefault(int(ost), []).append(secs / f.bytes)
+    if len(per_ost) < 4:
+        return None
+    mean = {o: sum(v) / len(v) for o, v in per_ost.items()}
+    median = sorted(mean.values())[len(mean) // 2]
+    worst = max(mean, key=lambda o: mean[o])
+    if median <= 0 or mean[worst] < SLOW_OST * median:
+        return None
+    on_worst = {log.names.get(int(fid), "") for fid, osts in zip(log.lustre["id"], log.lustre["LUSTRE_OST_IDS"], strict=True)
+                if worst in {int(o) for o in osts}}
+    rest = [t for n, t in file_secs.items() if n not in on_worst]
+    ratio = max(file_secs.values()) / max(rest) if rest and max(rest) > 0 else None
+    note = (f"observed: the slowest file would be {ratio:.1f}x faster off OST {worst}; report it to the site"
+            if ratio else "report it to the site")
+    return Finding("slow-ost", "a slow OST", f"files on OST {worst} took {mean[worst] / median:.1f}x the median time "
+                   f"per byte of the {len(mean)} OSTs used", ["lustre.stripe_count"], {}, None,
+                   note + "; striping over more OSTs spreads each file's share")
+
+
+def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: str,
+             log: JobLog | None = None) -> list[Finding]:
     """The findings for a job (``d``) on the bound space, priced against the job's configuration ``job``."""
     out: list[Finding] = []
+    ost = slow_ost(log, d)
+    if ost is not None:
+        out.append(ost)
     layer = "MPI-IO" if any(f.layer == "MPI-IO" for f in d.matter) else "POSIX"
     p = d.pattern
     for op in p["phases"]:

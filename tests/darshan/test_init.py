@@ -103,6 +103,14 @@ def test_fpp_log() -> None:
     init = build(GOODOST, system="cori")
     assert init.derived.pattern["file_mode"] == "fpp" and init.derived.pattern["library"] == "posix"
     assert init.derived.sizes["write"][0] == 8 << 20   # ior -t 8m
+    assert "slow-ost" not in {f.code for f in init.findings}
+
+
+@pytest.mark.slow
+def test_bad_ost_layout_is_found() -> None:
+    init = build(PACKAGE / "tests" / "input" / "sample-badost.darshan", system="cori")
+    slow = next(f for f in init.findings if f.code == "slow-ost")
+    assert "OST 14" in slow.evidence and slow.gain is None
 
 
 @pytest.mark.slow
