@@ -188,6 +188,11 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
     if top:
         gain = _ratio(space, metric, job, top[0])
         changed = {k: v for k, v in top[0].items() if job.get(k) != v}
-        out.append(Finding("headroom", "the model's best configuration on this target",
-                           "against the job's own settings", sorted(changed) or [], changed, gain))
+        if gain is not None and gain < MIN_GAIN:  # the model's surface is flat here: nothing to suggest
+            out.append(Finding("headroom", "the model sees no headroom on this target",
+                               f"its best configuration is within {MIN_GAIN - 1:.0%} of the job's own settings",
+                               [], {}, gain, "measure: the model may not capture this file system"))
+        else:
+            out.append(Finding("headroom", "the model's best configuration on this target",
+                               "against the job's own settings", sorted(changed), changed, gain))
     return out

@@ -191,3 +191,35 @@ def test_copied_log_reads_the_same(tmp_path: Path) -> None:
 def test_config_error_is_the_type() -> None:
     with pytest.raises(ConfigError):
         build(PACKAGE / "tests" / "input" / "noposix.darshan")
+
+
+def test_app_command_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c.yaml"
+    assert main(["init", "--from-darshan", str(IOR_HDF5), "-o", str(out), "--app-command", "ior", "-a", "HDF5",
+                 "-o", "{data_dir}/t.h5"]) == 0
+    from autotune.campaign import load_campaign
+
+    c = load_campaign(out)
+    assert c.app.command == ("ior", "-a", "HDF5", "-o", "{data_dir}/t.h5") and c.metric == {"extractor": "ior"}
+    assert main(["init", "--from-darshan", str(IOR_HDF5), "--app-command"]) == 2
+    assert "--app-command" in capsys.readouterr().err
+
+
+def test_flat_model_says_so(tmp_path: Path) -> None:
+    macsio = next(p for p in shipped_logs() if p.name.startswith("shane_macsio"))
+    init = build(macsio, system="local")
+    head = next(f for f in init.findings if f.code == "headroom")
+    assert head.gain is not None and head.gain < 1.05 and not head.suggestion and "no headroom" in head.title
+
+
+@pytest.mark.parametrize(("fs_type", "mount", "kind", "space"), [
+    ("lustre", "/global/cscratch1", "lustre", "lustre-cray"),
+    ("dvs", "/var/opt/cray/dws/mounts/batch/123_striped_scratch", "datawarp", "datawarp-cray"),
+    ("dvs", "/global/common", "posix", "local-romio"),
+    ("nfs", "/yellow/usr/projects", "posix", "local-romio"),
+    ("ext4", "/", "posix", "local-romio"),
+])
+def test_mount_kinds(fs_type: str, mount: str, kind: str, space: str) -> None:
+    from autotune.darshan._target import SPACE_FOR_KIND, fs_kind
+
+    assert fs_kind(fs_type, mount) == kind and SPACE_FOR_KIND[kind] == space
