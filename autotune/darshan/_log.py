@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.errors import ConfigError
-from autotune.measure._darshan import check_darshan_header
+from autotune.measure import check_darshan_header
 
 _DATA_MODULES = ("POSIX", "MPI-IO")
 WHAT_TO_DO = "give the .darshan file the job left (darshan-parser must read it)"
