@@ -53,6 +53,14 @@ def preset_for(command: list[str]) -> str | None:
     return None
 
 
+def _argv(exe: str) -> list[str]:
+    """The logged command line as an argv (Darshan may truncate it: fall back to splitting on spaces)."""
+    try:
+        return shlex.split(exe)
+    except ValueError:
+        return exe.split()
+
+
 def _name(log: JobLog) -> str:
     exe = os.path.basename(log.exe.split()[0]) if log.exe.split() else "app"
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{exe}-{log.jobid}").strip("-.")
@@ -104,8 +112,8 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     d = derive(log, nodes)
     t = choose_target(log, d, system)
     settings, notes = job_settings(log, d, t)
-    notes = t.notes + notes
-    cmd = list(command) if command else (shlex.split(log.exe) if log.exe else [])
+    notes = t.notes + notes + [f"not read (PyDarshan failed): {m}" for m in log.skipped]
+    cmd = list(command) if command else _argv(log.exe)
     if not cmd:
         cmd = ["./app"]
         notes.append("the log records no executable: replace app.command")

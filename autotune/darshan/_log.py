@@ -40,6 +40,7 @@ class JobLog:
     lustre: Any = None                                       # DataFrame of LUSTRE components, or None
     names: dict[int, str] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)        # optional modules PyDarshan could not read
 
     def frame(self, module: str) -> Any:
         return self.frames.get(module)
@@ -81,26 +82,33 @@ def read_log(path: str | Path, require_data: bool = True) -> JobLog:
         raise ConfigError(f"darshan log {str(p)!r}: no POSIX or MPI-IO records (modules: {', '.join(modules) or 'none'}),"
                           " so there is no I/O pattern to tune; enable Darshan's POSIX/MPI-IO modules for the job "
                           "(the default) and give that log")
-    try:
-        for mod in ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR"):
-            if mod in modules:
-                report.mod_read_all_records(mod, warnings=False)
-                frames = report.records[mod].to_df() if mod in report.records else None
-                if frames is not None and len(frames["counters"]):
-                    df = frames["counters"].merge(frames["fcounters"], on=["id", "rank"], how="left")
-                    df["name"] = [report.name_records.get(i, "") for i in df["id"]]
-                    log.frames[mod] = df
-        if "LUSTRE" in modules:
-            report.mod_read_all_lustre_records(warnings=False)
-            if "LUSTRE" in report.records and len(report.records["LUSTRE"]):
-                log.lustre = report.records["LUSTRE"].to_df()["components"]
-        log.names = dict(report.name_records)
-    except ConfigError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a damaged region inside a valid header
-        raise ConfigError(f"darshan log {str(p)!r}: cannot read its records ({type(exc).__name__}: {exc}); "
-                          f"{WHAT_TO_DO}") from None
+    for mod in ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "LUSTRE"):
+        if mod not in modules:
+            continue
+        try:
+            _read_module(report, log, mod)
+        except Exception as exc:  # noqa: BLE001 - a damaged region inside a valid header
+            if mod in _DATA_MODULES:
+                raise ConfigError(f"darshan log {str(p)!r}: cannot read its {mod} records ({type(exc).__name__}: "
+                                  f"{exc}); {WHAT_TO_DO}") from None
+            log.skipped.append(f"{mod} ({type(exc).__name__})")  # optional: the pattern does without it
+    log.names = dict(getattr(report, "name_records", {}) or {})
     if require_data and not any(m in log.frames for m in _DATA_MODULES):
         raise ConfigError(f"darshan log {str(p)!r}: its POSIX/MPI-IO modules hold no file records, so there is no "
                           "I/O pattern to tune; give the log of a job that did its I/O with Darshan loaded")
     return log
+
+
+def _read_module(report: Any, log: JobLog, mod: str) -> None:
+    """One module's records into ``log`` (LUSTRE: its stripe components)."""
+    if mod == "LUSTRE":
+        report.mod_read_all_lustre_records(warnings=False)
+        if "LUSTRE" in report.records and len(report.records["LUSTRE"]):
+            log.lustre = report.records["LUSTRE"].to_df()["components"]
+        return
+    report.mod_read_all_records(mod, warnings=False)
+    frames = report.records[mod].to_df() if mod in report.records else None
+    if frames is not None and len(frames["counters"]):
+        df = frames["counters"].merge(frames["fcounters"], on=["id", "rank"], how="left")
+        df["name"] = [report.name_records.get(i, "") for i in df["id"]]
+        log.frames[mod] = df

@@ -223,3 +223,10 @@ def test_mount_kinds(fs_type: str, mount: str, kind: str, space: str) -> None:
     from autotune.darshan._target import SPACE_FOR_KIND, fs_kind
 
     assert fs_kind(fs_type, mount) == kind and SPACE_FOR_KIND[kind] == space
+
+
+def test_truncated_command_line_in_the_log() -> None:
+    from autotune.darshan._campaign import _argv
+
+    assert _argv("ior -o '/lus/x y") == ["ior", "-o", "'/lus/x", "y"]   # Darshan cuts long command lines
+    assert _argv("ior -o '/lus/x y'") == ["ior", "-o", "/lus/x y"]
