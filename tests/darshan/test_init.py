@@ -121,7 +121,7 @@ def test_model_campaign_beats_the_logged_configuration(tmp_path: Path, capsys: p
     assert main(["init", "--from-darshan", str(VPIC), "--system", "cori", "--target", "model", "--trials", "8",
                  "-o", str(campaign)]) == 0
     assert main(["tune", str(campaign), "--no-tracking", "--workdir", str(tmp_path / "w")]) == 0
-    capsys.readouterr()
+    assert "x the baseline" in capsys.readouterr().out
     study = optuna.load_study(study_name="vpicio_uni-4478544", storage=f"sqlite:///{tmp_path / 'w' / 'optuna.db'}")
     done = [t for t in study.trials if t.value is not None]
     baseline = [t for t in done if t.user_attrs.get("baseline")]
