@@ -11,6 +11,8 @@ from autotune.measure._extract import (
     get_extractor,
     register_extractor,
 )
+from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
 # Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
@@ -19,18 +21,27 @@ from autotune.measure._darshan import check_darshan_header, log_metrics  # isort
 
 __all__ = [
     "AGGREGATES",
+    "CANONICAL",
+    "UNITS",
     "BaseExtractor",
     "JsonExtractor",
     "Measurement",
+    "MetricUnit",
     "RegexExtractor",
     "WallTimeExtractor",
     "aggregate",
     "check_darshan_header",
+    "check_direction",
     "count_aggregators",
     "find_record",
     "get_extractor",
     "log_metrics",
+    "metric_unit",
+    "parse_hints_blocks",
+    "parse_hints_display",
     "register_extractor",
     "spread",
+    "strip_hints_display",
+    "to_canonical",
     "verify_hints",
 ]
