@@ -128,7 +128,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     elif preset is not None:
         app["metric"] = {"extractor": preset}
         if preset == "mdtest":
-            metric_name = "file_creation_ops_s"
+            metric_name = "file_creation_ops_per_sec"
     else:
         app["env"] = {LOG_ENV: LOG_FILE}
         app["metric"] = {"extractor": "darshan", "logs": "{run_dir}/*.darshan"}

@@ -4,10 +4,11 @@ IOR: the "Summary of all tests" table (IOR 3 and 4: columns found by their heade
 Stonewall columns do not matter), else the ``Max Write:``/``Max Read:`` lines, else the per-iteration
 results table (``access bw(MiB/s) ...``, best iteration); ``-O summaryFormat=JSON`` output too.
 Metrics per operation (write, read): ``<op>_bandwidth_mib_s`` (IOR's Max(MiB), i.e. "Max Write"),
-``<op>_bandwidth_mean_mib_s``, ``<op>_ops_s`` (Max(OPs)), ``<op>_seconds`` (Mean(s)).
+``<op>_bandwidth_mean_mib_s``, ``<op>_iops`` (Max(OPs)), ``<op>_seconds`` (Mean(s)).
 
-mdtest: the ``SUMMARY rate`` table (mdtest 1.9 writes ``SUMMARY:``); ``<operation>_ops_s`` is its Max
-column (``file_creation_ops_s``, ``directory_stat_ops_s``, ...) and ``<operation>_ops_s_mean`` its Mean.
+mdtest: the ``SUMMARY rate`` table (mdtest 1.9 writes ``SUMMARY:``); ``<operation>_ops_per_sec`` is its Max
+column (``file_creation_ops_per_sec``, ``directory_stat_ops_per_sec``, ...) and ``..._ops_per_sec_mean`` its
+Mean (a rate, maximised: say ``direction: maximize``).
 The ``SUMMARY time`` table of IOR 4's mdtest is not a rate and is ignored.
 """
 
@@ -21,9 +22,9 @@ from autotune.measure._extract import register_extractor
 from autotune.measure._presets import NUMBER, PresetExtractor, slug
 
 _MAX_LINE = re.compile(rf"^\s*Max (Write|Read):\s*({NUMBER})\s*MiB/sec", re.MULTILINE)
-_SUMMARY_COLS = {"Max(MiB)": "bandwidth_mib_s", "Mean(MiB)": "bandwidth_mean_mib_s", "Max(OPs)": "ops_s",
+_SUMMARY_COLS = {"Max(MiB)": "bandwidth_mib_s", "Mean(MiB)": "bandwidth_mean_mib_s", "Max(OPs)": "iops",
                  "Mean(s)": "seconds"}
-_JSON_KEYS = {"bwMaxMIB": "bandwidth_mib_s", "bwMeanMIB": "bandwidth_mean_mib_s", "OPsMax": "ops_s", "MeanTime": "seconds"}
+_JSON_KEYS = {"bwMaxMIB": "bandwidth_mib_s", "bwMeanMIB": "bandwidth_mean_mib_s", "OPsMax": "iops", "MeanTime": "seconds"}
 
 
 def _float(text: str) -> float | None:
@@ -76,7 +77,7 @@ def _results_table(lines: list[str]) -> dict[str, float]:
             if "IOPS" in header and header.index("IOPS") < len(words):
                 iops = _float(words[header.index("IOPS")])
                 if iops is not None:
-                    out[f"{words[0]}_ops_s"] = max(out.get(f"{words[0]}_ops_s", iops), iops)
+                    out[f"{words[0]}_iops"] = max(out.get(f"{words[0]}_iops", iops), iops)
     return out
 
 
@@ -138,8 +139,8 @@ class MdtestExtractor(PresetExtractor):
             m = _MD_ROW.match(ln)
             if m:
                 name = slug(m.group(1))
-                out[f"{name}_ops_s"] = float(m.group(2))
-                out[f"{name}_ops_s_mean"] = float(m.group(4))
+                out[f"{name}_ops_per_sec"] = float(m.group(2))
+                out[f"{name}_ops_per_sec_mean"] = float(m.group(4))
             elif s.startswith("--") and not s.startswith("---"):
                 in_rate = False
         return out

@@ -1,6 +1,6 @@
 """Shared machinery of the benchmark presets (``extractor: ior | mdtest | h5bench | fio``).
 
-A preset parses a tool's whole output into named metrics (``write_bandwidth_mib_s``, ``read_ops_s``, ...);
+A preset parses a tool's whole output into named metrics (``write_bandwidth_mib_s``, ``read_iops``, ...);
 the objective picks one. Options: ``stream`` (stdout, stderr or both; default stdout) and ``file`` (read
 the tool's output from this path instead, ``{run_dir}`` replaced, e.g. for ``fio --output=...``).
 """

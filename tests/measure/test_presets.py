@@ -24,10 +24,10 @@ def measure(extractor: str, fixture: str, metric: str, **options: object):
     ("ior-3.0.1.txt", "write_bandwidth_mean_mib_s", 1680.44),
     ("ior-3.0.1.txt", "write_seconds", 0.60946),
     ("ior-3.3.0.txt", "write_bandwidth_mib_s", 10688.40),
-    ("ior-3.3.0.txt", "read_ops_s", 3503.09),
+    ("ior-3.3.0.txt", "read_iops", 3503.09),
     ("ior-4.0.0.txt", "write_bandwidth_mib_s", 22518.33),   # no "Max Write:" line in IOR 4
     ("ior-4.0.0.txt", "read_bandwidth_mean_mib_s", 30145.61),
-    ("ior-4.0.0.txt", "write_ops_s", 2814.79),
+    ("ior-4.0.0.txt", "write_iops", 2814.79),
     ("ior-4.0.0.txt", "bandwidth_mib_s", 22518.33),
     ("ior-4.0.0-json.txt", "write_bandwidth_mib_s", 41211.30),
     ("ior-4.0.0-json.txt", "write_seconds", 6.21130),
@@ -42,16 +42,16 @@ def test_ior_results_table_alone_gives_the_best_iteration() -> None:
     text = (FIXTURES / "ior-4.0.0.txt").read_text().split("Summary of all tests")[0]
     m = get_extractor({"extractor": "ior"}).extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
     assert m.value == pytest.approx(22518.0)
-    assert m.metrics["read_ops_s"] == pytest.approx(3806.90)
+    assert m.metrics["read_iops"] == pytest.approx(3806.90)
 
 
 @pytest.mark.parametrize(("fixture", "metric", "value"), [
-    ("mdtest-1.9.3.txt", "file_creation_ops_s", 11876.204),
-    ("mdtest-1.9.3.txt", "directory_stat_ops_s", 88123.912),
-    ("mdtest-1.9.3.txt", "tree_removal_ops_s", 37.808),
-    ("mdtest-4.0.0.txt", "file_creation_ops_s", 25102.771),
-    ("mdtest-4.0.0.txt", "file_creation_ops_s_mean", 24561.054),
-    ("mdtest-4.0.0.txt", "directory_rename_ops_s", 18712.554),
+    ("mdtest-1.9.3.txt", "file_creation_ops_per_sec", 11876.204),
+    ("mdtest-1.9.3.txt", "directory_stat_ops_per_sec", 88123.912),
+    ("mdtest-1.9.3.txt", "tree_removal_ops_per_sec", 37.808),
+    ("mdtest-4.0.0.txt", "file_creation_ops_per_sec", 25102.771),
+    ("mdtest-4.0.0.txt", "file_creation_ops_per_sec_mean", 24561.054),
+    ("mdtest-4.0.0.txt", "directory_rename_ops_per_sec", 18712.554),
 ])
 def test_mdtest(fixture: str, metric: str, value: float) -> None:
     m = measure("mdtest", fixture, metric)
@@ -59,8 +59,8 @@ def test_mdtest(fixture: str, metric: str, value: float) -> None:
 
 
 def test_mdtest_ignores_the_time_table() -> None:
-    m = measure("mdtest", "mdtest-4.0.0.txt", "file_creation_ops_s")
-    assert m.metrics["file_removal_ops_s"] == pytest.approx(30212.009)  # the rate, not the 8.705 s of SUMMARY time
+    m = measure("mdtest", "mdtest-4.0.0.txt", "file_creation_ops_per_sec")
+    assert m.metrics["file_removal_ops_per_sec"] == pytest.approx(30212.009)  # the rate, not the 8.705 s of SUMMARY time
     assert not any(v < 1 for k, v in m.metrics.items() if k.startswith("file_"))
 
 
@@ -116,7 +116,7 @@ def test_other_output_is_a_failed_measurement(tool: str) -> None:
 
 
 def test_missing_metric_names_the_ones_there() -> None:
-    m = measure("ior", "ior-4.0.0.txt", "write_iops")
+    m = measure("ior", "ior-4.0.0.txt", "write_ops")
     assert m.value is None and "write_bandwidth_mib_s" in (m.error or "")
 
 
@@ -144,3 +144,16 @@ def test_readme_examples_load_with_their_preset(name: str) -> None:
     rt = Runtime.build(c)
     assert type(rt.extractor).name == c.metric["extractor"] in ("ior", "h5bench")
     assert c.objective.metric == "write_bandwidth_mib_s"
+
+
+@pytest.mark.parametrize(("extractor", "metric"), [
+    ("ior", "write_bandwidth_mib_s"), ("ior", "write_iops"), ("mdtest", "file_creation_ops_per_sec"),
+    ("h5bench", "write_bandwidth_mib_s"), ("fio", "read_iops"), ("fio", "write_seconds"),
+])
+def test_preset_metrics_are_campaign_objectives(tmp_path: Path, extractor: str, metric: str) -> None:
+    """The names the presets give are accepted as objectives with the direction a user means."""
+    from autotune.campaign import parse_campaign
+
+    direction = "minimize" if metric.endswith("seconds") else "maximize"
+    parse_campaign({"name": "p", "app": {"command": ["./x"], "metric": {"extractor": extractor}},
+                    "space": "local-romio", "objective": {"metric": metric, "direction": direction}}, tmp_path)
