@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +97,31 @@ def test_vpic_log_collective_with_24_stripes() -> None:
     pat = init.derived.pattern
     assert pat["io_mode"] == "collective" and pat["file_mode"] == "shared" and pat["phases"] == ["write"]
     assert init.settings["lustre.stripe_count"] == 24
-    assert any(f.code.startswith("too-") and f.params for f in init.findings)
+    head = next(f for f in init.findings if f.code == "headroom")
+    assert head.gain is not None and head.gain > 1.5 and head.suggestion["lustre.stripe_count"] > 24
+
+
+def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
+    import yaml
+
+    from autotune.campaign import parse_campaign
+    from autotune.campaign._baseline import baseline_config
+
+    c = parse_campaign(yaml.safe_load(init.text), Path.cwd())
+    space = c.space.bind(c.system, c.fs, c.app.pattern)
+    return space, baseline_config(space, c.baseline) or space.default_config()
+
+
+def test_too_few_aggregators_is_priced_by_the_model() -> None:
+    from autotune.darshan import diagnose
+
+    init = build(VPIC, system="cori")
+    space, job = _space_and_job(init)
+    one = {**job, "mpiio.cb_nodes": 1}   # one aggregator for 2048 ranks and 24 stripes
+    found = diagnose(init.derived, 2048, space, one, "write_bandwidth_mib_s")
+    few = next(f for f in found if f.code == "too-few-aggregators")
+    assert few.gain is not None and few.gain > 1.05 and few.suggestion["mpiio.cb_nodes"] > 1
+    assert "mpiio.cb_nodes" in few.params
 
 
 def test_fpp_log() -> None:
@@ -205,10 +230,15 @@ def test_app_command_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureF
     assert "--app-command" in capsys.readouterr().err
 
 
-def test_flat_model_says_so(tmp_path: Path) -> None:
+def test_no_headroom_when_the_job_runs_the_models_best() -> None:
+    from autotune.darshan import diagnose
+    from autotune.optimize import model_ranked
+
     macsio = next(p for p in shipped_logs() if p.name.startswith("shane_macsio"))
     init = build(macsio, system="local")
-    head = next(f for f in init.findings if f.code == "headroom")
+    space, _ = _space_and_job(init)
+    best = model_ranked(space, "write_bandwidth_mib_s", True, top=1)[0]
+    head = next(f for f in diagnose(init.derived, 16, space, best, "write_bandwidth_mib_s") if f.code == "headroom")
     assert head.gain is not None and head.gain < 1.05 and not head.suggestion and "no headroom" in head.title
 
 
