@@ -18,7 +18,7 @@ from autotune.systems import FileSystem, SystemProfile, load_system
 from autotune.units import parse_duration, parse_size
 
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
-                      "launcher", "storage", "study", "tracking", "workdir", "executor"})
+                      "launcher", "storage", "study", "tracking", "workdir", "executor", "baseline"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
                       "hint_files", "cwd", "reads"})
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
@@ -82,6 +82,7 @@ class Campaign:
     data_path: str | None
     executor: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    baseline: dict[str, Any] = field(default_factory=dict)  # the app's own settings (checked when bound)
     source: Path | None = None
     text: str = ""
 
@@ -175,7 +176,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
-                                                                 "scale", "bytes", "unit"}, "app.metric"))
+                                                                 "scale", "bytes", "unit", "logs"}, "app.metric"))
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
@@ -255,6 +256,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         storage_url=str(d["storage"]) if d.get("storage") else None, study=str(d.get("study", name)),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
+        baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
     )
 
 

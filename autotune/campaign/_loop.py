@@ -101,6 +101,8 @@ class CampaignLoop:
         if not study.get_trials(deepcopy=False):
             study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
                                 skip_if_exists=True)
+            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
+                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs={"baseline": True})
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start

@@ -59,6 +59,12 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         if best is not None and best.value:
             ratio = best.value / default.value if c.objective.maximize else default.value / best.value
             out["speedup_over_default"] = ratio
+    baseline = next((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+                     if t.user_attrs.get("baseline") and t.value is not None), None)
+    if baseline is not None and best is not None and best.value and baseline.value:
+        out["baseline_value"] = baseline.value   # `baseline:` — the app's own settings
+        out["speedup_over_baseline"] = (best.value / baseline.value if c.objective.maximize
+                                        else baseline.value / best.value)
     return out
 
 
@@ -77,6 +83,9 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
         lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {s.get('speedup_over_default', 1.0):.2f}x the default")
+    if "baseline_value" in s:
+        lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
+                     f"{s['speedup_over_baseline']:.2f}x the baseline")
     lines.append("best configuration:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")

@@ -27,6 +27,7 @@ class Runtime:
     space: BoundSpace
     launcher: BaseLauncher
     extractor: BaseExtractor
+    baseline: Config | None = None
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
     @classmethod
@@ -40,7 +41,9 @@ class Runtime:
         space.notices.extend(blocked.values())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
-        return cls(c, space, launcher, extractor)
+        from autotune.campaign._baseline import baseline_config
+
+        return cls(c, space, launcher, extractor, baseline_config(space, c.baseline))
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
         """The hints a trial applies: only the fixed ones for the default trial (the system's defaults)."""

@@ -10,10 +10,15 @@ from autotune.measure._extract import (
     WallTimeExtractor,
     find_record,
     get_extractor,
+    register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
+
+# Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
+from autotune.measure import _bench, _darshan, _ior  # noqa: F401  isort: skip
+from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
 
 __all__ = [
     "AGGREGATES",
@@ -27,16 +32,19 @@ __all__ = [
     "WallTimeExtractor",
     "advantage",
     "aggregate",
+    "check_darshan_header",
     "check_direction",
     "count_aggregators",
     "find_record",
     "get_extractor",
     "interval",
+    "log_metrics",
     "median_margin",
     "metric_unit",
     "paired_margin",
     "parse_hints_blocks",
     "parse_hints_display",
+    "register_extractor",
     "spread",
     "strip_hints_display",
     "to_canonical",
