@@ -123,7 +123,6 @@ def test_medians_are_the_noiseless_truth(sweep: Path) -> None:
     assert "mpiio.cb_nodes=2;mpiio.romio_cb_write=enable" not in med  # every run failed
 
 
-@pytest.mark.slow
 def test_a_replay_campaign_finds_the_recorded_best(sweep: Path, tmp_path: Path) -> None:
     data = {
         "name": "replayed",
