@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,12 @@ def test_a_replay_campaign_finds_the_recorded_best(sweep: Path, tmp_path: Path) 
               and t.user_attrs["config"].get("mpiio.cb_nodes") == 2]
     assert failed and failed[0].value is None
     assert len(trials) >= 6
+
+
+def test_the_shipped_example_replays_a_committed_sweep(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "replay-ior-strided.yaml"
+    c = load_campaign(example)
+    c = c.with_overrides(workdir=tmp_path / "w", budget=replace(c.budget, trials=4))
+    res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()
+    assert len(ran_trials(res.study)) == 4 and all(t.value for t in ran_trials(res.study))
+    assert "confirmation" in res.study.user_attrs
