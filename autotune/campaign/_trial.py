@@ -12,6 +12,7 @@ from autotune.campaign._runtime import Runtime
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
 from autotune.measure import aggregate, spread, verify_hints
+from autotune.measure._sanity import metric_problem
 from autotune.space import Config
 
 
@@ -129,6 +130,9 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         outcome.stderr_tail = tail(res.stderr, 30)
         return
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
+    problem = metric_problem(rt.campaign.objective.metric, m.value)
+    if problem:  # NaN, Infinity, a negative bandwidth or time: a failed repetition, never a result
+        m.value, m.error = None, problem
     outcome.repetitions.append(m.value)
     outcome.errors.append(m.error)
     outcome.metrics.append(m.metrics)

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import abc
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import regex
 
 from autotune._yaml import check_keys
 from autotune.errors import ConfigError, RegistryError
 from autotune.launch import RunResult
 from autotune.units import parse_size
+
+# the third-party `regex` engine stops a search at a time limit (the standard `re` cannot be interrupted)
+EXTRACT_TIMEOUT_S = 1.0
 
 
 @dataclass
@@ -50,7 +54,7 @@ def find_record(text: str) -> dict[str, Any] | None:
         if line.startswith("{") and line.endswith("}"):
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a record
                 continue
             if isinstance(obj, dict):
                 return obj
@@ -95,8 +99,8 @@ class RegexExtractor(BaseExtractor):
         if not isinstance(pattern, str):
             raise ConfigError(f"{where}.pattern: a regular expression with one group is required")
         try:
-            self.regex = re.compile(pattern, re.MULTILINE)
-        except re.error as exc:
+            self.regex = regex.compile(pattern, regex.MULTILINE)
+        except (regex.error, ValueError, OverflowError) as exc:
             raise ConfigError(f"{where}.pattern: {pattern!r} is not a valid regular expression ({exc})") from None
         if self.regex.groups != 1:
             raise ConfigError(f"{where}.pattern: {pattern!r} must have exactly one group, has {self.regex.groups}")
@@ -109,11 +113,15 @@ class RegexExtractor(BaseExtractor):
         stream = self.options.get("stream", "stdout")
         text = {"stdout": result.stdout, "stderr": result.stderr}.get(stream, result.stdout + "\n" + result.stderr)
         found = []
-        for m in self.regex.finditer(text):
-            try:
-                found.append(float(m.group(1)))
-            except ValueError:
-                continue
+        try:
+            for m in self.regex.finditer(text, timeout=EXTRACT_TIMEOUT_S):
+                try:
+                    found.append(float(m.group(1)))
+                except (TypeError, ValueError):
+                    continue
+        except TimeoutError:
+            return Measurement(None, error=f"pattern {self.regex.pattern!r} took more than {EXTRACT_TIMEOUT_S:g}s on "
+                                           f"{stream} (catastrophic backtracking?): simplify it")
         if not found:
             return Measurement(None, error=f"pattern {self.regex.pattern!r} not found in {stream}")
         agg = self.options.get("aggregate", "last")
