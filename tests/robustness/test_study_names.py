@@ -52,7 +52,7 @@ def test_cli_refuses_a_hostile_study_with_exit_2_and_touches_nothing(tmp_path: P
     assert len(lines) == 1 and "--study" in lines[0] and repr(study) in lines[0], out.stderr
     assert "Traceback" not in out.stderr
     assert (victim / "precious").read_text() == "keep me"
-    assert not (tmp_path / f"work-robust").exists()
+    assert not (tmp_path / "work-robust").exists()
 
 
 def _mkdata(root: Path, name: str) -> Path:
