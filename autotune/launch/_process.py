@@ -20,11 +20,23 @@ from typing import IO
 
 from autotune.launch._base import RunResult
 from autotune.launch._capture import OUTPUT_CAP, CappedBuffer
-from autotune.launch._tree import RUN_TOKEN_ENV, become_subreaper, kill_tree, new_token, signal_tree, write_record
+from autotune.launch._tree import (
+    RUN_TOKEN_ENV,
+    become_subreaper,
+    kill_tree,
+    members,
+    new_token,
+    own_child,
+    proc_stat,
+    reap_orphans,
+    signal_tree,
+    write_record,
+)
 
 _NOISE = ("leaked handle pool objects",)
 KILL_GRACE_S = 2.0  # between SIGTERM and SIGKILL at the deadline
 DRAIN_S = 1.0       # reading what is left in the pipes once the tree is dead
+SAMPLE_S = 2.0      # how often a running tree is listed
 
 
 def clean_stderr(text: str) -> str:
@@ -60,13 +72,19 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     assert proc.stdout is not None and proc.stderr is not None
     bufs: dict[IO[bytes], CappedBuffer] = {proc.stdout: CappedBuffer(cap), proc.stderr: CappedBuffer(cap)}
     timed_out = False
+    seen: set[int] = set()
+    own_child(proc.pid, True)
+    began = proc_stat(proc.pid)
     try:
         if record is not None:
             write_record(record, token, proc.pid)
-        timed_out = _pump(proc, bufs, token, start + timeout)
+        timed_out = _pump(proc, bufs, token, start + timeout, seen)
     finally:
-        kill_tree(token, proc.pid, own_child=proc.pid)
+        kill_tree(token, proc.pid, own_child=proc.pid, seen=seen)
+        if began is not None:
+            reap_orphans(began.start)
         proc.wait()
+        own_child(proc.pid, False)
         _drain(bufs, time.monotonic() + DRAIN_S)
         if record is not None:
             record.unlink(missing_ok=True)
@@ -79,6 +97,8 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     result = RunResult(returncode=proc.returncode, stdout=out, stderr=err, wall_seconds=wall, timed_out=timed_out)
     if timed_out:
         result.error = f"timed out after {timeout:g}s (killed)"
+    elif proc.returncode in (126, 127) and err.startswith("setpriv: failed to execute"):
+        result.error = f"cannot start {argv[0]!r}: {err.strip().rpartition(': ')[2]}"
     elif proc.returncode != 0:
         last = tail(err, 1) or tail(out, 1)
         result.error = f"exit code {proc.returncode}" + (f": {last}" if last else "")
@@ -93,16 +113,24 @@ def _exited(pid: int) -> bool:
         return True
 
 
-def _pump(proc: subprocess.Popen[bytes], bufs: dict[IO[bytes], CappedBuffer], token: str, deadline: float) -> bool:
-    """Read output until the main process exits or the deadline (then SIGTERM, grace); True on timeout."""
+def _pump(proc: subprocess.Popen[bytes], bufs: dict[IO[bytes], CappedBuffer], token: str, deadline: float,
+          seen: set[int]) -> bool:
+    """Read output until the main process exits or the deadline (then SIGTERM, grace); True on timeout.
+
+    Every ``SAMPLE_S`` the run's processes are noted in ``seen`` (to reap detached ones that exit alone).
+    """
     sel = selectors.DefaultSelector()
     for f in bufs:
         os.set_blocking(f.fileno(), False)
         sel.register(f, selectors.EVENT_READ)
     hard: float | None = None
+    sample = time.monotonic() + SAMPLE_S
     try:
         while not _exited(proc.pid):
             now = time.monotonic()
+            if now >= sample:
+                seen.update(st.pid for st in members(token, proc.pid))
+                sample = now + SAMPLE_S
             if hard is None and now >= deadline:
                 signal_tree(token, proc.pid, signal.SIGTERM)
                 hard = now + KILL_GRACE_S

@@ -116,13 +116,16 @@ def signal_tree(token: str, pgid: int | None, sig: int) -> list[ProcStat]:
     return procs
 
 
-def kill_tree(token: str, pgid: int | None = None, own_child: int | None = None, limit: float = 10.0) -> int:
+def kill_tree(token: str, pgid: int | None = None, own_child: int | None = None, limit: float = 10.0,
+              seen: Iterable[int] = ()) -> int:
     """SIGKILL the run's processes until none is left (at most ``limit`` seconds); returns how many.
 
-    Killed processes that are (or became, through the subreaper) our children are reaped, except
-    ``own_child`` whose status belongs to its ``Popen``.
+    Killed processes, and ``seen`` (members noticed earlier that may have exited on their own), that
+    are (or became, through the subreaper) our children are reaped, except ``own_child`` whose status
+    belongs to its ``Popen``.
     """
-    seen: set[int] = set()
+    earlier = set(seen) - {own_child}
+    seen = set()
     deadline = time.monotonic() + limit
     while True:
         procs = signal_tree(token, pgid, signal.SIGKILL)
@@ -131,7 +134,32 @@ def kill_tree(token: str, pgid: int | None = None, own_child: int | None = None,
         if not procs or time.monotonic() > deadline:
             break
         time.sleep(0.02)
+    _reap(earlier)
     return len(seen)
+
+
+_POPEN_CHILDREN: set[int] = set()  # the main processes of runs in progress (their status is their Popen's)
+
+
+def own_child(pid: int, running: bool) -> None:
+    """Note (or forget) a run's main process, so that ``reap_orphans`` of another run leaves it alone."""
+    if running:
+        _POPEN_CHILDREN.add(pid)
+    else:
+        _POPEN_CHILDREN.discard(pid)
+
+
+def reap_orphans(since: int) -> None:
+    """Reap exited orphans re-parented to us (subreaper) that started at or after ``since`` (clock ticks).
+
+    These are detached children of a run that exited on their own before anyone listed them; the main
+    processes of runs in progress (``own_child``) are left to their ``Popen``.
+    """
+    me = os.getpid()
+    for pid in _pids():
+        st = proc_stat(pid)
+        if st is not None and st.state == "Z" and st.ppid == me and st.start >= since and pid not in _POPEN_CHILDREN:
+            _reap([pid])
 
 
 def write_record(path: Path, token: str, pid: int) -> None:

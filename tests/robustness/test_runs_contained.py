@@ -16,6 +16,7 @@ import pytest
 
 from autotune.campaign import load_campaign
 from autotune.launch._process import KILL_GRACE_S, run_process
+from autotune.launch._tree import proc_stat
 from autotune.testing._misbehave import kill_all, processes_with, wait_for, write_campaign
 
 
@@ -139,3 +140,45 @@ def test_killed_campaign_leftovers_are_killed_on_resume(tmp_path: Path, marker: 
     assert processes_with(marker) == []
     runs = load_campaign(path).workdir / "runs"
     assert not list(runs.glob("*/*/process.json"))
+
+
+def _our_zombies() -> list[int]:
+    zombies = []
+    for name in os.listdir("/proc"):
+        st = proc_stat(int(name)) if name.isdigit() else None
+        if st is not None and st.state == "Z" and st.ppid == os.getpid():
+            zombies.append(st.pid)
+    return zombies
+
+
+def test_detached_children_that_exit_alone_are_reaped(tmp_path: Path, marker: str) -> None:
+    """They re-parent to us (subreaper) and must not stay as zombies of the campaign."""
+    script = "setsid sleep 0.5 &\nsetsid sleep 0.5 &\nsleep 3\n"
+    before = set(_our_zombies())  # orphans of other tests' killed campaigns re-parent to pytest, a subreaper now
+    res, _ = _run(tmp_path, marker, script, 30.0)
+    assert res.ok, res.error  # type: ignore[attr-defined]
+    zombies = sorted(set(_our_zombies()) - before)
+    assert zombies == [], [(proc_stat(z), Path(f"/proc/{z}/cmdline").read_bytes()) for z in zombies]
+
+
+def test_a_missing_program_is_a_one_line_error(tmp_path: Path) -> None:
+    res = run_process([str(tmp_path / "nope")], dict(os.environ), tmp_path, 10.0)
+    assert res.error == f"cannot start {str(tmp_path / 'nope')!r}: No such file or directory", res.error
+
+
+@pytest.mark.slow
+def test_sigterm_to_the_campaign_ends_the_whole_tree(tmp_path: Path, marker: str) -> None:
+    flag = tmp_path / "hang"
+    flag.touch()
+    key, value = marker.split("=")
+    path = write_campaign(tmp_path, HANGS_WITH_A_DAEMON, app={"env": {key: value, "HANG_FLAG": str(flag)}},
+                          budget={"trials": 2, "run_timeout": "60s"})
+    proc = subprocess.Popen([sys.executable, "-m", "autotune.cli", "tune", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        assert wait_for(lambda: len(processes_with(marker)) >= 2, 60), "the app never started"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    assert "interrupted during trial 0" in out
+    assert wait_for(lambda: processes_with(marker) == [], 5), processes_with(marker)
