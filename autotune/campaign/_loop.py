@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import optuna
 from optuna.trial import TrialState
 
+from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
 from autotune.campaign._names import clean_stale_data
 from autotune.campaign._report import summary, summary_text
@@ -80,6 +81,15 @@ class CampaignLoop:
         rt.check_target()
         for notice in rt.space.notices:
             self.say(f"notice: {notice}")
+        if self.c.storage.startswith("sqlite:///"):
+            self.c.workdir.mkdir(parents=True, exist_ok=True)
+        with store_lock(self.c.storage, "study-setup"):  # workers starting at once: one sets the study up
+            study = self._set_up_study()
+        self._clean_stale_data()
+        return study
+
+    def _set_up_study(self) -> optuna.Study:
+        rt = self.rt
         study = open_study(self.c, rt.space)
         for k, v in rt.info().items():
             if study.user_attrs.get(k) != v:
@@ -94,7 +104,6 @@ class CampaignLoop:
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
                 study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True})
-        self._clean_stale_data()
         return study
 
     def _clean_stale_data(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
 from autotune.campaign._samplers import make_sampler
 from autotune.errors import ConfigError
@@ -27,15 +28,22 @@ GRACE_S = 120
 
 
 def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseStorage:
-    """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed."""
+    """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed.
+
+    Schema creation is serialised across processes (``store_lock``): workers starting at once on a fresh
+    database would otherwise race on Optuna's tables and alembic stamp.
+    """
     if url in (":memory:", "memory"):
         return optuna.storages.InMemoryStorage()
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs = {"connect_args": {"timeout": 60}}
     try:
-        return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                          grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+        with store_lock(url, "optuna-schema"):
+            return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                              grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+    except ConfigError:
+        raise
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(f"storage: cannot open {url!r}: {first}") from None

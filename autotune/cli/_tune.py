@@ -30,6 +30,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
         return _dry_run(rt, c.budget.trials)
     tracker = None
     if c.tracking.get("enabled", True):
+        c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there
         tracker = get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
                                          "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
     if c.executor.get("name", "serial") != "serial":
