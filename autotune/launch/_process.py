@@ -62,12 +62,16 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     """
     become_subreaper()
     token = new_token()
+    if record is not None:  # before the start: a kill -9 at any moment after it leaves a findable token
+        write_record(record, token)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(_pdeathsig(list(argv)), cwd=cwd, env={**env, RUN_TOKEN_ENV: token},
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except OSError as exc:
+        if record is not None:
+            record.unlink(missing_ok=True)
         return RunResult(returncode=None, error=f"cannot start {argv[0]!r}: {exc.strerror}", stderr=str(exc))
     assert proc.stdout is not None and proc.stderr is not None
     bufs: dict[IO[bytes], CappedBuffer] = {proc.stdout: CappedBuffer(cap), proc.stderr: CappedBuffer(cap)}
@@ -76,8 +80,6 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     own_child(proc.pid, True)
     began = proc_stat(proc.pid)
     try:
-        if record is not None:
-            write_record(record, token, proc.pid)
         timed_out = _pump(proc, bufs, token, start + timeout, seen)
     finally:
         kill_tree(token, proc.pid, own_child=proc.pid, seen=seen)

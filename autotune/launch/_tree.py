@@ -162,12 +162,12 @@ def reap_orphans(since: int) -> None:
             _reap([pid])
 
 
-def write_record(path: Path, token: str, pid: int) -> None:
+def write_record(path: Path, token: str) -> None:
     """Note in the run directory which processes a run owns (for ``kill_leftovers`` after kill -9)."""
     me = proc_stat(os.getpid())
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"token": token, "pid": pid, "host": socket.gethostname(), "owner_pid": os.getpid(),
+    tmp.write_text(json.dumps({"token": token, "host": socket.gethostname(), "owner_pid": os.getpid(),
                                "owner_start": me.start if me else None}))
     tmp.replace(path)
 
