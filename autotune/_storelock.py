@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from autotune.errors import ConfigError
+from autotune.errors import ConfigError, StoreUnreachable
 
 WAIT_S = 180.0  # set-up takes seconds; a holder stuck longer than this is reported, not waited for
 _POLL_S = 0.05
@@ -98,7 +98,7 @@ def _pg_lock(url: str, name: str, wait: float) -> Iterator[None]:
         conn = engine.connect()
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"storage: cannot open {url!r}: {first}") from None
+        raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
     try:
         deadline = time.monotonic() + wait
         while not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():

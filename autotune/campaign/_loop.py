@@ -38,7 +38,7 @@ class LoopResult:
     study: optuna.Study
     runtime: Runtime
     trials_run_now: int
-    stopped_by: str  # "trials" | "wall_time" | "interrupted" | "exhausted"
+    stopped_by: str  # "trials" | "wall_time" | "interrupted" | "exhausted" | "default_failed"
     summary: dict[str, Any]
 
 
@@ -72,6 +72,7 @@ class CampaignLoop:
         self.progress = progress
         self.command_line = command_line
         self.on_trial = on_trial
+        self.failure: str | None = None  # why the campaign stopped early (the default failed)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -217,9 +218,21 @@ class CampaignLoop:
                 self._record(study, trial, outcome, bar)
                 n_now += 1
                 per_trial.append(outcome.duration)
+                if self._default_failed(study, outcome):
+                    return n_now, "default_failed"
         finally:
             if bar is not None:
                 bar.close()
+
+    def _default_failed(self, study: optuna.Study, outcome: TrialOutcome) -> bool:
+        """Fail fast: the default failed in every repetition and nothing has succeeded yet (issue 18)."""
+        if outcome.ok or not outcome.is_default or best_trial(study) is not None:
+            return False
+        from autotune.campaign._check import default_failure
+
+        self.failure = default_failure(outcome)
+        self.say("\n" + self.failure)
+        return True
 
     def _propose(self, study: optuna.Study) -> tuple[optuna.Trial, Config] | None:
         """Ask for a configuration; one that breaks a rule (or a duplicate default) is told and gives None."""

@@ -5,14 +5,16 @@ from __future__ import annotations
 import math
 import re
 
-# metric names that measure an amount of bytes, a rate or a time: never below zero
+from autotune.measure._units import kind_from_name
+
+# besides what `kind_from_name` calls a bandwidth or a time: sizes, rates, latencies (never below zero)
 _NONNEGATIVE = re.compile(r"bandwidth|throughput|_s$|(^|_)(mib|gib|mb|gb|kib|bytes|iops|ops|seconds|secs|time|latency"
                           r"|duration|elapsed)($|_)", re.IGNORECASE)
 
 
 def must_be_nonnegative(metric: str) -> bool:
     """True for a bandwidth, size, rate or time metric (by its name: ``bandwidth_mib_s``, ``seconds``, ...)."""
-    return bool(_NONNEGATIVE.search(metric))
+    return kind_from_name(metric) is not None or bool(_NONNEGATIVE.search(metric))
 
 
 def metric_problem(metric: str, value: float | None) -> str | None:
