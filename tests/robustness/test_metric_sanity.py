@@ -70,7 +70,8 @@ def test_a_campaign_with_a_catastrophic_pattern_goes_on(tmp_path: Path) -> None:
     path = write_campaign(tmp_path, app, budget={"trials": 2},
                           app={"metric": {"extractor": "regex", "pattern": r"(a+)+$"}})
     res = run_campaign(load_campaign(path), progress=False, out=io.StringIO())
-    assert [t.state for t in res.study.trials] == [TrialState.FAIL, TrialState.FAIL]
+    # the campaign returns (it may stop early: a default trial that fails is a setup error)
+    assert res.study.trials and all(t.state == TrialState.FAIL for t in res.study.trials)
     assert "catastrophic backtracking" in res.study.trials[0].user_attrs["error"]
 
 
