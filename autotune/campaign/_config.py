@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, positive_int
+from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
@@ -19,10 +20,10 @@ from autotune.systems import FileSystem, SystemProfile, load_system
 from autotune.units import parse_duration
 
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
-                      "launcher", "storage", "study", "tracking", "workdir", "executor"})
+                      "launcher", "storage", "study", "tracking", "workdir", "executor", "baseline"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
-                      "hint_files", "cwd"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure"})
+                      "hint_files", "cwd", "reads"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
 PRIOR_KEYS = frozenset({"top", "scale"})
@@ -41,6 +42,7 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
+    confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
 
     @property
     def maximize(self) -> bool:
@@ -80,6 +82,7 @@ class Campaign:
     data_path: str | None
     executor: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    baseline: dict[str, Any] = field(default_factory=dict)  # the app's own settings (checked when bound)
     source: Path | None = None
     text: str = ""
 
@@ -99,6 +102,17 @@ class Campaign:
     def data_root(self) -> Path:
         """Where the app's data goes: target.path, else the file system's path, else <workdir>/data."""
         return Path(self.data_path).expanduser() if self.data_path else self.workdir / "data"
+
+
+def _reads(value: Any) -> tuple[str, ...]:
+    """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
+    from autotune.space import CATALOGUE
+
+    expect(value, list, "app.reads", "a list of parameter names")
+    for name in value:
+        if name not in CATALOGUE:
+            raise ConfigError(f"app.reads: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
+    return tuple(str(n) for n in value)
 
 
 def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
@@ -131,13 +145,13 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
-                                                                 "scale", "bytes", "unit"}, "app.metric"))
+                                                                 "scale", "bytes", "unit", "logs"}, "app.metric"))
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
         mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
         env={str(k): str(v) for k, v in env.items()}, hint_files=tuple(str(h) for h in hint_files),
-        cwd=(base / str(a.get("cwd", "."))).resolve(),
+        cwd=(base / str(a.get("cwd", "."))).resolve(), reads=_reads(a.get("reads", [])),
     )
     return app, metric
 
@@ -184,7 +198,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure)
+    confirm = o.get("confirm", 3)
+    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
+        raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
@@ -205,9 +222,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
-        storage_url=str(d["storage"]) if d.get("storage") else None, study=str(d.get("study", name)),
+        storage_url=str(d["storage"]) if d.get("storage") else None, study=check_study_name(d.get("study", name), "study"),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
+        baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
     )
 
 

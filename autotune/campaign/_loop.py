@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 import signal
 import sys
 import time
@@ -18,12 +17,14 @@ from optuna.trial import TrialState
 
 from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
+from autotune.campaign._names import clean_stale_data
 from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
+from autotune.launch._tree import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker, TrialRecord
 
@@ -102,6 +103,8 @@ class CampaignLoop:
         if not study.get_trials(deepcopy=False):
             study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
                                 skip_if_exists=True)
+            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
+                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs={"baseline": True})
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
@@ -109,10 +112,11 @@ class CampaignLoop:
         return study
 
     def _clean_stale_data(self) -> None:
-        root = self.c.data_root
-        if root.is_dir():
-            for p in root.glob(f"{self.c.study}-t*-r*"):
-                shutil.rmtree(p, ignore_errors=True)
+        """Kill what an interrupted run left running, then remove this study's own stale data directories."""
+        killed = kill_leftovers(self.c.workdir / "runs")
+        if killed:
+            self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
+        clean_stale_data(self.c.data_root, self.c.study)
 
     def run(self) -> LoopResult:
         note = preflight(self.rt)  # issue 19: a job the scheduler can never start stops the campaign here
@@ -127,7 +131,14 @@ class CampaignLoop:
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
         try:
             n_now, stopped = self._loop(study)
-            if c.objective.adaptive and c.objective.remeasure > 1 and stopped in ("trials", "wall_time"):
+            finished = stopped in ("trials", "wall_time")
+            if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
+                from autotune.campaign._confirm import confirm_campaign
+
+                conf = confirm_campaign(self.rt, study, c.objective.confirm)
+                for line in conf.lines(c.objective.metric) if conf else []:
+                    self.say(line)
+            elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
             for s, h in old.items():

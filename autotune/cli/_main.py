@@ -7,11 +7,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from autotune.cli import _check, _compare, _inspect, _model, _service, _tune
+from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _submit, _tune
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
-COMMANDS = (_tune, _check, _inspect, _compare, _model, _service)
+COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,9 +11,11 @@ from autotune.hints._dialects import (
     render,
     romio_hints_file,
 )
+from autotune.hints._relevance import AGGREGATOR_SETTINGS, inert
 from autotune.hints._settings import BurstBuffer, Settings, Stripe, resolve
 
 __all__ = [
-    "DIALECTS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings", "h5py_snippet", "lfs_setstripe",
+    "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings",
+    "h5py_snippet", "inert", "lfs_setstripe",
     "mpich_mpiio_hints", "render", "resolve", "romio_hints_file",
 ]

@@ -35,6 +35,7 @@ class AppSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     hint_files: tuple[str, ...] = ("*",)
     cwd: Path | None = None  # where a command runs (default: the campaign file's directory)
+    reads: tuple[str, ...] = ()  # parameters a command reads from AUTOTUNE_PARAM_* itself (e.g. hdf5.alignment)
 
     @property
     def ranks(self) -> int:
@@ -88,6 +89,7 @@ class BaseLauncher(abc.ABC):
 
     name: ClassVar[str] = ""
     option_keys: ClassVar[frozenset[str]] = frozenset()
+    runs_command: ClassVar[bool] = True  # False: the app's command never runs (model, replay), every parameter reaches it
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
         self.options: dict[str, Any] = check_keys(dict(options or {}), self.option_keys, where)
@@ -128,6 +130,7 @@ class BaseLauncher(abc.ABC):
 LAUNCHERS: Registry[type[BaseLauncher]] = Registry("launcher")
 LAUNCHERS.register_lazy("local", "autotune.launch._local:LocalLauncher")
 LAUNCHERS.register_lazy("model", "autotune.launch._model:ModelLauncher")
+LAUNCHERS.register_lazy("replay", "autotune.launch._replay:ReplayLauncher")
 LAUNCHERS.register_lazy("slurm", "autotune.launch._slurm:SlurmLauncher")
 LAUNCHERS.register_lazy("slurm-step", "autotune.launch._slurm:SlurmStepLauncher")
 

@@ -2,7 +2,7 @@
 
 from autotune.testing._executor import ExecutorContract, model_campaign
 from autotune.testing._extractor import ExtractorContract
-from autotune.testing._launcher import CommandLauncherContract, LauncherContract, command_request
+from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
 from autotune.testing._requests import PY, make_requests
@@ -10,6 +10,6 @@ from autotune.testing._slurm import ensure_local_slurm
 from autotune.testing._tracker import TrackerContract
 
 __all__ = [
-    "PY", "Blackhole", "CommandLauncherContract", "ExecutorContract", "ExtractorContract", "LauncherContract", "TcpProxy",
+    "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
     "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "make_requests", "model_campaign",
 ]

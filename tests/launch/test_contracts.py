@@ -1,4 +1,5 @@
-"""Every registered launcher through its contract suite (autotune.testing): local, model, slurm, slurm-step."""
+"""Every registered launcher through its contract suite (autotune.testing): local, model, slurm, slurm-step
+(replay: tests/launch/test_replay.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from autotune.hints import Settings
 from autotune.launch import LAUNCHERS, AppSpec, BaseLauncher, RunRequest, get_launcher
 from autotune.model import _scenarios as S
 from autotune.pattern import IOPattern
-from autotune.testing import CommandLauncherContract, LauncherContract, ensure_local_slurm
+from autotune.testing import LauncherContract, RunContract, ensure_local_slurm
 
 
 def test_every_registered_launcher_has_a_contract_here() -> None:
-    assert set(LAUNCHERS.names()) == {"local", "model", "slurm", "slurm-step"}
+    # the built-in ones (other tests may register fakes); replay's contract is in test_replay.py
+    assert {"local", "model", "replay", "slurm", "slurm-step"} <= set(LAUNCHERS.names())
 
 
-class TestLocalContract(CommandLauncherContract):
+class TestLocalContract(LauncherContract):
     @pytest.fixture
     def launcher(self) -> BaseLauncher:
         return get_launcher("local")({})
@@ -31,7 +33,7 @@ def _model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, sys
                       fs=prof.filesystem(fs), run_dir=tmp / f"run-{repetition}", data_dir=tmp / "data", timeout=10.0)
 
 
-class TestModelContract(LauncherContract):
+class TestModelContract(RunContract):
     """The model runs no command: a repetition is a prediction; an impossible configuration is the failure."""
 
     @pytest.fixture
@@ -53,7 +55,7 @@ def slurm() -> str:
 
 @pytest.mark.slurm
 @pytest.mark.slow
-class TestSlurmContract(CommandLauncherContract):
+class TestSlurmContract(LauncherContract):
     @pytest.fixture
     def launcher(self, slurm: str) -> BaseLauncher:
         return get_launcher("slurm")({"poll_interval": 0.2})
@@ -61,7 +63,7 @@ class TestSlurmContract(CommandLauncherContract):
 
 @pytest.mark.slurm
 @pytest.mark.slow
-class TestSlurmStepContract(CommandLauncherContract):
+class TestSlurmStepContract(LauncherContract):
     @pytest.fixture
     def launcher(self, slurm: str) -> BaseLauncher:
         return get_launcher("slurm-step")({"poll_interval": 0.2})
