@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from autotune.cli import _compare, _inspect, _model, _tune
+from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
@@ -23,7 +24,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; output to a closed pipe (`autotune ... | head`) is dropped quietly."""
+    with guard_stdout():
+        return _run(list(sys.argv[1:] if argv is None else argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args, argv))
@@ -36,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("AUTOTUNE_DEBUG"):
             raise
+        line = describe(exc)  # a full/read-only disk, a corrupt or unreachable store: not a bug
+        if line is not None:
+            print(f"autotune: error: {' '.join(line.split())}", file=sys.stderr)
+            return 2
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         print(f"autotune: internal error: {type(exc).__name__}: {first} (AUTOTUNE_DEBUG=1 shows the traceback)",
               file=sys.stderr)
