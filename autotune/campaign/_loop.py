@@ -19,6 +19,7 @@ from optuna.trial import TrialState
 from autotune.campaign._config import Campaign
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
+from autotune.campaign._stores import stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
@@ -111,7 +112,8 @@ class CampaignLoop:
             command_line=self.command_line, campaign_text=c.text))
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
         try:
-            n_now, stopped = self._loop(study)
+            with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
+                n_now, stopped = self._loop(study)
             if c.objective.adaptive and c.objective.remeasure > 1 and stopped in ("trials", "wall_time"):
                 self._remeasure(study)
         finally:

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from autotune._yaml import plain_text
 from autotune.cli._common import add_overrides, load
 from autotune.errors import AutotuneError
 
@@ -64,7 +65,8 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
     settings = rt.settings_for(rt.config_of(best), bool(best.user_attrs.get("is_default")))
-    patterns = args.files.split(",") if args.files else list(c.app.hint_files)
+    patterns = [plain_text(f, "--files", "file patterns") for f in args.files.split(",")] if args.files \
+        else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
     return 0
 

@@ -44,10 +44,10 @@ def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) ->
     """Cray's ``MPICH_MPIIO_HINTS`` value: ``pattern:key=value:key=value[,pattern2:...]``."""
     if not info:
         return ""
-    for p in patterns:
-        plain_text(p, "hint file pattern", "a file pattern")
-        if any(c in p for c in ",: "):
-            raise ConfigError(f"hint file pattern {p!r} cannot be written in MPICH_MPIIO_HINTS (contains , : or space)")
+    for p in patterns:  # checked for control characters at load (app.hint_files, --files)
+        if any(c in p for c in ",: \n\r"):
+            raise ConfigError(f"hint file pattern {p!r} cannot be written in MPICH_MPIIO_HINTS "
+                              "(contains , : space or a newline)")
     for key, value in _checked(info).items():
         if any(c in f"{key}{value}" for c in ",:= "):
             raise ConfigError(f"hint {key}={value!r} cannot be written in MPICH_MPIIO_HINTS (contains , : = or space)")
