@@ -1,8 +1,9 @@
 """The work directory and the stores on it: checked before a campaign starts, kept consistent when the disk fills.
 
 * ``prepare_stores``: the work directory must be a writable directory; an SQLite store that exists must
-  be a readable SQLite database; an empty ``optuna.db`` next to earlier runs is refused (the study was
-  lost: starting again from trial 0 would silently mix two campaigns in MLflow).
+  be a readable SQLite database; an empty ``optuna.db`` in a work directory a campaign started in more
+  than ``FRESH_S`` ago (``.autotune-started``) is refused: the study was lost, and starting again from
+  trial 0 would silently mix two campaigns in MLflow. A younger one is another campaign creating it.
 * ``DiskReserve`` + ``stop_cleanly``: a small file is kept in the work directory while the campaign runs.
   When the disk fills (ENOSPC, "database or disk is full"), it is deleted so that the running trials can
   still be marked failed-and-re-enqueued and the MLflow parent run closed; then the campaign stops with
@@ -28,8 +29,9 @@ from autotune.campaign._config import Campaign
 from autotune.errors import AutotuneError, ConfigError
 
 RESERVE_NAME = ".autotune-reserve"
+STARTED_NAME = ".autotune-started"
 RESERVE_BYTES = 1 << 20  # enough for SQLite to record a failed trial and MLflow to close a run
-FRESH_S = 10.0           # an empty optuna.db younger than this may be another campaign creating it
+FRESH_S = 10.0           # a work directory first used this recently may be another campaign creating its store
 _FULL = ("database or disk is full", "no space left", "disk i/o error")
 
 
@@ -69,19 +71,21 @@ def check_sqlite(path: Path, what: str) -> None:
 def prepare_stores(c: Campaign) -> None:
     """Everything ``tune`` checks before it writes: work directory, Optuna store, MLflow store."""
     prepare_workdir(c.workdir)
+    marker = c.workdir / STARTED_NAME
     db = sqlite_path(c.storage)
     if db is not None:
-        if db.exists() and db.stat().st_size == 0:
-            earlier = (c.workdir / "runs").is_dir() or time.time() - db.stat().st_mtime > FRESH_S
-            if earlier:
-                raise ConfigError(f"storage: {str(db)!r} is empty (0 bytes) but the campaign ran before: its study "
-                                  "was lost; restore the file from a backup, or delete it (and the work directory's "
-                                  "runs/) to start afresh")
+        if db.exists() and db.stat().st_size == 0 and marker.exists() \
+                and time.time() - marker.stat().st_mtime > FRESH_S:
+            raise ConfigError(f"storage: {str(db)!r} is empty (0 bytes) but a campaign ran in this work directory "
+                              f"before: its study was lost; restore the file from a backup, or delete it and "
+                              f"{str(marker)!r} to start afresh")
         check_sqlite(db, "storage")
     if c.tracking.get("enabled", True):
         ml = sqlite_path(c.tracking_uri)
         if ml is not None:
             check_sqlite(ml, "tracking store")
+    if not marker.exists():  # the first start in this work directory (its age tells a lost store from a new one)
+        marker.write_text(f"{c.storage}\n")
 
 
 def disk_full(exc: BaseException) -> bool:
