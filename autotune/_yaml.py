@@ -39,13 +39,15 @@ class _StrictLoader(yaml.SafeLoader):
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
             for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base` may override keys: not a duplicate
+                    continue
                 key = self.construct_object(key_node, deep=True)
                 try:
                     dup = key in seen
                     seen.add(key)
                 except TypeError:  # an unhashable key: SafeLoader reports it below
                     continue
-                if dup and key != "<<":
+                if dup:
                     raise ConfigError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r} "
                                       f"(each key may appear once)")
         return super().construct_mapping(node, deep=deep)
@@ -59,7 +61,6 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
-_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
@@ -85,7 +86,7 @@ def read_text(path: str | Path, what: str = "file") -> str:
 def parse_yaml(text: str, where: str) -> Any:
     """Parse ``text`` strictly (see the module doc); every problem is a one-line ConfigError naming ``where``."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - _StrictLoader is a SafeLoader
+        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: no arbitrary objects
     except ConfigError as exc:
         raise ConfigError(f"{where} {exc}") from None
     except yaml.YAMLError as exc:

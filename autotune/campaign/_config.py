@@ -188,6 +188,9 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
             raise ConfigError("target: 'model' runs on the performance model; remove the launcher or make it 'model'")
         target, d["launcher"] = {}, d.get("launcher", {"name": "model"})
     t = check_keys(target, {"filesystem", "path"}, "target")
+    for key in ("filesystem", "path"):
+        if t.get(key) is not None:
+            plain_text(expect(t[key], str, f"target.{key}", "a string"), f"target.{key}")
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
