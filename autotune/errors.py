@@ -16,3 +16,7 @@ class ConfigError(AutotuneError):
 
 class RegistryError(AutotuneError):
     """An unknown plug-in name (launcher, tracker, executor, extractor, sampler)."""
+
+
+class StoreUnreachable(ConfigError):
+    """A storage URL that is well formed but cannot be opened now (server down, refused, timed out)."""

@@ -50,7 +50,7 @@ def test_dry_run_of_datawarp_example_matches_capacity_rule(tmp_path: Path) -> No
               "--workdir", str(tmp_path))
     assert res.returncode == 0, res.stderr
     blocks = res.stdout.split("# ---- trial ")[1:]
-    assert len(blocks) == 6
+    assert 4 <= len(blocks) <= 6  # the default and the model's picks; later ones depend on the measurements
     for block in blocks:
         nodes = int(block.split("bb.nodes=")[1].split(",")[0])
         cap = int(block.split("capacity=")[1].split("GiB")[0])

@@ -12,7 +12,7 @@ from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_i
 from autotune.campaign import _checks
 from autotune.errors import ConfigError
 from autotune.launch import KERNELS, AppSpec
-from autotune.measure import AGGREGATES
+from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
 from autotune.pattern import IOPattern
 from autotune.space import SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
@@ -42,10 +42,16 @@ class Objective:
     aggregate: str = "best"
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
+    kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
 
     @property
     def maximize(self) -> bool:
         return self.direction == "maximize"
+
+    @property
+    def unit(self) -> str:
+        """The canonical unit values are stored in: MiB/s for a bandwidth, s for a time, '' otherwise."""
+        return CANONICAL.get(self.kind or "", "")
 
 
 @dataclass(frozen=True)
@@ -153,7 +159,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
-                                                                 "scale", "bytes"}, "app.metric"))
+                                                                 "scale", "bytes", "unit"}, "app.metric"))
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
@@ -194,9 +200,11 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
+    metric_name = str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
+    mu = metric_unit(metric, metric_name)
     objective = Objective(
-        metric=str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds")),
-        direction=str(o.get("direction", "maximize" if app.kernel or "bandwidth" in str(o.get("metric", "")) else "minimize")),
+        metric=metric_name, kind=mu.kind,
+        direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
         repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
         aggregate=str(o.get("aggregate", "best")),
     )
@@ -207,8 +215,6 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
     objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure)
-    if objective.direction not in ("maximize", "minimize"):
-        raise ConfigError(f"objective.direction: {objective.direction!r} is not one of maximize, minimize")
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")

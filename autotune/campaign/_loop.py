@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import optuna
 from optuna.trial import TrialState
 
+from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
@@ -37,7 +38,7 @@ class LoopResult:
     study: optuna.Study
     runtime: Runtime
     trials_run_now: int
-    stopped_by: str  # "trials" | "wall_time" | "interrupted" | "exhausted"
+    stopped_by: str  # "trials" | "wall_time" | "interrupted" | "exhausted" | "default_failed"
     summary: dict[str, Any]
 
 
@@ -71,6 +72,7 @@ class CampaignLoop:
         self.progress = progress
         self.command_line = command_line
         self.on_trial = on_trial
+        self.failure: str | None = None  # why the campaign stopped early (the default failed)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -80,6 +82,15 @@ class CampaignLoop:
         rt.check_target()
         for notice in rt.space.notices:
             self.say(f"notice: {notice}")
+        if self.c.storage.startswith("sqlite:///"):
+            self.c.workdir.mkdir(parents=True, exist_ok=True)
+        with store_lock(self.c.storage, "study-setup"):  # workers starting at once: one sets the study up
+            study = self._set_up_study()
+        self._clean_stale_data()
+        return study
+
+    def _set_up_study(self) -> optuna.Study:
+        rt = self.rt
         study = open_study(self.c, rt.space)
         for k, v in rt.info().items():
             if study.user_attrs.get(k) != v:
@@ -94,7 +105,6 @@ class CampaignLoop:
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
                 study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True})
-        self._clean_stale_data()
         return study
 
     def _clean_stale_data(self) -> None:
@@ -208,9 +218,21 @@ class CampaignLoop:
                 self._record(study, trial, outcome, bar)
                 n_now += 1
                 per_trial.append(outcome.duration)
+                if self._default_failed(study, outcome):
+                    return n_now, "default_failed"
         finally:
             if bar is not None:
                 bar.close()
+
+    def _default_failed(self, study: optuna.Study, outcome: TrialOutcome) -> bool:
+        """Fail fast: the default failed in every repetition and nothing has succeeded yet (issue 18)."""
+        if outcome.ok or not outcome.is_default or best_trial(study) is not None:
+            return False
+        from autotune.campaign._check import default_failure
+
+        self.failure = default_failure(outcome)
+        self.say("\n" + self.failure)
+        return True
 
     def _propose(self, study: optuna.Study) -> tuple[optuna.Trial, Config] | None:
         """Ask for a configuration; one that breaks a rule (or a duplicate default) is told and gives None."""

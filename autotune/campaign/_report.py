@@ -60,7 +60,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
 def summary_text(rt: Runtime, study: optuna.Study) -> str:
     s = summary(rt, study)
     c = rt.campaign
-    unit = " MiB/s" if "bandwidth" in c.objective.metric else " s" if "seconds" in c.objective.metric else ""
+    unit = f" {c.objective.unit}" if c.objective.unit else ""  # canonical: values are converted to it
     lines = [f"campaign {c.name}: {s['trials_run']} trials run ({s['trials_failed']} failed), "
              f"{format_duration(s['time_spent_s'])} of runs, {c.objective.aggregate} of {c.objective.repeats}"]
     if "best_value" not in s:

@@ -35,6 +35,7 @@ class Runtime:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
         extractor = get_extractor(c.metric, "app.metric")
+        extractor.expected_kind = c.objective.kind
         return cls(c, space, launcher, extractor)
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
@@ -60,4 +61,5 @@ class Runtime:
         c = self.campaign
         return {"system": c.system.name, "filesystem": c.fs.name, "fs_kind": c.fs.kind, "app": c.app.name,
                 "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
-                "direction": c.objective.direction, "repeats": c.objective.repeats}
+                "direction": c.objective.direction, "repeats": c.objective.repeats,
+                "pattern": c.app.pattern.as_dict()}  # `autotune hints` finds the nearest recorded pattern

@@ -15,9 +15,10 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
 from autotune.campaign._samplers import make_sampler
-from autotune.errors import ConfigError
+from autotune.errors import ConfigError, StoreUnreachable
 from autotune.space import BoundSpace
 
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -27,18 +28,41 @@ GRACE_S = 120
 
 
 def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseStorage:
-    """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed."""
+    """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed.
+
+    Schema creation is serialised across processes (``store_lock``): workers starting at once on a fresh
+    database would otherwise race on Optuna's tables and alembic stamp.
+    """
     if url in (":memory:", "memory"):
         return optuna.storages.InMemoryStorage()
+    if url.startswith("grpc://"):
+        return _grpc_proxy(url)
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs = {"connect_args": {"timeout": 60}}
     try:
-        return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                          grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+        with store_lock(url, "optuna-schema"):
+            return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                              grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+    except ConfigError:
+        raise
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"storage: cannot open {url!r}: {first}") from None
+        raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
+
+
+def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:
+    """``grpc://HOST:PORT``: Optuna's gRPC storage proxy (``autotune store serve``), for compute nodes
+    that may not reach the database itself."""
+    import re
+
+    m = re.fullmatch(r"grpc://([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?", url)
+    if not m or not 0 < int(m[2]) < 65536:
+        raise ConfigError(f"storage: {url!r} is not grpc://HOST:PORT")
+    try:
+        return optuna.storages.GrpcStorageProxy(host=m[1].strip("[]"), port=int(m[2]))
+    except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
+        raise StoreUnreachable(f"storage: cannot open {url!r}: {exc}") from None
 
 
 def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:
@@ -103,6 +127,8 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
     failed: list[int] = []
     now = datetime.datetime.now()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get("service"):
+            continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = str(t.user_attrs.get("worker", ""))
         whost, _, wpid = worker.rpartition(":")
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):

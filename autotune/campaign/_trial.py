@@ -11,7 +11,7 @@ from typing import Any
 from autotune.campaign._runtime import Runtime
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
-from autotune.measure import aggregate, spread, verify_hints
+from autotune.measure import aggregate, parse_hints_display, spread, strip_hints_display, verify_hints
 from autotune.space import Config
 
 
@@ -31,6 +31,7 @@ class TrialOutcome:
     run_info: list[dict[str, Any]] = field(default_factory=list)
     metrics: list[dict[str, float]] = field(default_factory=list)
     stderr_tail: str = ""
+    stdout_tail: str = ""
     command: str = ""
     duration: float = 0.0
 
@@ -127,6 +128,7 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         outcome.errors.append(res.error or f"exit code {res.returncode}")
         outcome.metrics.append({})
         outcome.stderr_tail = tail(res.stderr, 30)
+        outcome.stdout_tail = tail(strip_hints_display(res.stdout), 30)
         return
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
     outcome.repetitions.append(m.value)
@@ -134,7 +136,9 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
     outcome.metrics.append(m.metrics)
     if m.value is None:
         outcome.stderr_tail = tail(res.stderr, 30) or tail(res.stdout, 30)
-    if m.hints_in_effect and not outcome.hints_in_effect:
-        outcome.hints_in_effect = m.hints_in_effect
-    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, m.hints_in_effect) if m.hints_in_effect else {})
+        outcome.stdout_tail = tail(strip_hints_display(res.stdout), 30)
+    in_effect = m.hints_in_effect or (parse_hints_display(res.stdout + "\n" + res.stderr) if req.app.command else {})
+    if in_effect and not outcome.hints_in_effect:
+        outcome.hints_in_effect = in_effect
+    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, in_effect) if in_effect else {})
     outcome.hints_not_in_effect.update(mismatches)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from autotune._yaml import plain_text
@@ -37,12 +38,18 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
+    if isinstance(study.user_attrs.get("repeats"), int):  # what the campaign ran with (tune --repeats)
+        rt.campaign = c = c.with_overrides(objective=replace(c.objective, repeats=study.user_attrs["repeats"]))
     trials = study.get_trials(deepcopy=False)
     running = [t for t in trials if t.state == TrialState.RUNNING]
+    ran = [t for t in trials if t.user_attrs.get("ran") and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
+    failed = sum(t.state == TrialState.FAIL for t in ran)
     infeasible = sum(1 for t in trials if t.user_attrs.get("infeasible"))
+    waiting = sum(t.state == TrialState.WAITING for t in trials)
     print(f"study {c.study} in {c.storage}")
-    print(f"trials: {len(trials)} asked, {infeasible} broke a rule (not run), {len(running)} running"
-          + (f" (trial {', '.join(str(t.number) for t in running)})" if running else ""))
+    print(f"trials: {len(ran)} finished ({len(ran) - failed} complete, {failed} failed), {len(running)} running"
+          + (f" (trial {', '.join(str(t.number) for t in running)})" if running else "")
+          + f", {waiting} queued, {infeasible} broke a rule (not run)")
     print(summary_text(rt, study))
     if args.trials_table:
         for t in trials:
@@ -65,6 +72,10 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
     settings = rt.settings_for(rt.config_of(best), bool(best.user_attrs.get("is_default")))
+    if args.format == "mpich" and c.system.mpi_flavour != "cray-mpich":
+        raise AutotuneError(f"--format mpich: MPICH_MPIIO_HINTS is read only by Cray MPICH; system {c.system.name!r} "
+                            f"runs {c.system.mpi_flavour}, which ignores it: use --format romio (a ROMIO_HINTS file) "
+                            "or --format env")
     patterns = [plain_text(f, "--files", "file patterns") for f in args.files.split(",")] if args.files \
         else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))

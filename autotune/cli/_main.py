@@ -7,12 +7,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from autotune.cli import _compare, _inspect, _model, _tune
+from autotune.cli import _check, _compare, _inspect, _model, _service, _tune
 from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
-COMMANDS = (_tune, _inspect, _compare, _model)
+COMMANDS = (_tune, _check, _inspect, _compare, _model, _service)
 
 
 def build_parser() -> argparse.ArgumentParser:

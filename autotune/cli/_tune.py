@@ -33,6 +33,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = None
     if c.tracking.get("enabled", True):
+        c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there
         tracker = get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
                                          "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
     if c.executor.get("name", "serial") != "serial":
@@ -45,6 +46,8 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     print(summary_text(rt, result.study))
     if result.stopped_by == "wall_time":
         print("stopped: wall-time budget reached between trials; run the same command to continue")
+    if result.stopped_by == "default_failed":
+        print("stopped: the default configuration failed (see above); fix the campaign, then run the same command")
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None:
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
@@ -54,13 +57,20 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
             print(f"autotune: warning: {warning}", file=sys.stderr)
-    return 130 if result.stopped_by == "interrupted" else 0
+    if result.stopped_by == "interrupted":
+        return 130
+    s = result.summary
+    if result.stopped_by == "default_failed" or (s.get("trials_run") and s.get("trials_failed") == s.get("trials_run")):
+        print("autotune: every trial failed: nothing to recommend (exit 1)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _dry_run(rt: Any, trials: int | None) -> int:
-    """Render what the first trials would run (the default, then sampler proposals), submit nothing."""
-    import optuna
-
+    """Print (and write) what the first trials of the real run will run: the loop's own proposals, each with
+    the exact command, environment and files; nothing runs, nothing is submitted, no storage is touched."""
+    from autotune.campaign._check import what_it_gets
+    from autotune.campaign._dryrun import proposals
     from autotune.launch import RunRequest
 
     c = rt.campaign
@@ -68,30 +78,29 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         print(f"notice: {n}")
     print(f"search space on {c.system.name}/{c.fs.name}:")
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
-    study = optuna.create_study(direction=c.objective.direction, sampler=optuna.samplers.RandomSampler(seed=0))
-    study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True})
+    if c.sampler.get("seed") is None and c.sampler.get("name") != "grid":
+        print("note: sampler.seed is not set: proposals after the enqueued ones differ from run to run")
+    shown, depends = proposals(c, rt, min(trials or 5, 50))
     out_dir = c.workdir / "dry-run"
     out_dir.mkdir(parents=True, exist_ok=True)
-    shown, asked, want = 0, 0, min(trials or 5, 50)
-    while shown < want and asked < 100 * want:
-        trial = study.ask(fixed_distributions=rt.space.distributions())
-        asked += 1
-        config = rt.space.from_optuna(trial.params)
-        if not rt.space.feasible(config):
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-            continue
-        is_default = bool(trial.user_attrs.get("is_default"))
-        settings = rt.settings_for(config, is_default)
-        req = RunRequest(campaign=c.study, trial=shown, repetition=0, app=c.app, system=c.system, fs=c.fs,
-                         config=config, settings=settings, run_dir=rt.run_dir(shown, 0), data_dir=rt.data_dir(shown, 0),
-                         timeout=c.budget.run_timeout, is_default=is_default)
-        text = rt.launcher.describe(req)
-        path = out_dir / f"trial-{shown:04d}.txt"
-        path.write_text(text + "\n")
-        label = " (the default configuration)" if is_default else ""
-        print(f"\n# ---- trial {shown}{label}: {', '.join(f'{k}={v}' for k, v in sorted(config.items()))}")
+    for p in shown:
+        settings = rt.settings_for(p.config, p.is_default)
+        req = RunRequest(campaign=c.study, trial=p.number, repetition=0, app=c.app, system=c.system, fs=c.fs,
+                         config=p.config, settings=settings, run_dir=rt.run_dir(p.number, 0),
+                         data_dir=rt.data_dir(p.number, 0), timeout=c.budget.run_timeout, is_default=p.is_default)
+        command, env, files = what_it_gets(rt, req)
+        text = [command]
+        text += [f"# environment: {k}={v}" for k, v in sorted(env.items())]
+        for path, content in sorted(files.items()):
+            text += [f"# file {path}:", *(f"#   {ln}" for ln in content.splitlines())]
+        path = out_dir / f"trial-{p.number:04d}.txt"
+        path.write_text("\n".join(text) + "\n")
+        label = (" (the default configuration)" if p.is_default else
+                 " (enqueued: model-ranked or warm start)" if p.initial else "")
+        print(f"\n# ---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}")
         print(f"# written to {path}")
-        print(text)
-        study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-        shown += 1
+        print("\n".join(text))
+    if depends:
+        print(f"\n# the proposals after trial {shown[-1].number if shown else 0} depend on the measured values: "
+              "the real run makes them from what it measures")
     return 0

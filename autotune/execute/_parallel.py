@@ -32,6 +32,8 @@ class ParallelLoop(CampaignLoop):
 
     def _stop(self, study: optuna.Study, started: float, per_trial: list[float], in_flight: int) -> str | None:
         b = self.c.budget
+        if self.failure is not None:  # the default failed in every repetition: let running trials finish
+            return "default_failed"
         if b.trials is not None and len(ran_trials(study)) + in_flight >= b.trials:
             return "trials"
         return self._budget_left(study, started, per_trial)
@@ -67,6 +69,7 @@ class ParallelLoop(CampaignLoop):
                     self._record(study, pending.pop(handle), outcome, None)
                     n_now += 1
                     per_trial.append(outcome.duration)
+                    self._default_failed(study, outcome)  # sets self.failure: no new trials
         except (KeyboardInterrupt, _Interrupted):
             self._mark_interrupted(study, list(pending.values()))
             return n_now, "interrupted"

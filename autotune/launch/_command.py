@@ -69,6 +69,11 @@ def hint_env(request: RunRequest, files: dict[Path, str], data_dir: str | None =
     return env
 
 
+def hints_display_env(mpi_flavour: str) -> dict[str, str]:
+    """The MPI library's own switch that prints the hints in effect at file open (parsed by autotune.measure)."""
+    return {"cray-mpich": {"MPICH_MPIIO_HINTS_DISPLAY": "1"}, "mpich": {"ROMIO_PRINT_HINTS": "1"}}.get(mpi_flavour, {})
+
+
 def app_command(request: RunRequest, python: str | None = None, data_dir: str | None = None) -> AppCommand:
     """The app's argv/env/files for one repetition. ``data_dir`` overrides the data path (e.g. $DW_JOB_STRIPED)."""
     app = request.app
@@ -89,6 +94,8 @@ def app_command(request: RunRequest, python: str | None = None, data_dir: str | 
             argv += ["--alignment", str(request.settings.hdf5_alignment)]
         return AppCommand(argv, env, files)
     env.update(hint_env(request, files, data_dir))
+    for key, value in hints_display_env(request.system.mpi_flavour).items():
+        env.setdefault(key, value)
     values = {"data_dir": data, "run_dir": str(request.run_dir), "ranks": str(app.ranks), "nodes": str(app.nodes),
               "trial": str(request.trial), "repetition": str(request.repetition),
               "hints_file": env.get("ROMIO_HINTS", "")}

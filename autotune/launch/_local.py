@@ -47,6 +47,8 @@ class LocalLauncher(BaseLauncher):
         request.run_dir.mkdir(parents=True, exist_ok=True)
         request.data_dir.mkdir(parents=True, exist_ok=True)
         cmd.write_files()  # type: ignore[attr-defined]
+        (request.run_dir / "command.txt").write_text(  # what ran: the variables autotune adds, then the argv
+            "".join(f"{k}={shlex.quote(v)} \\\n" for k, v in sorted(env.items())) + shlex.join(argv) + "\n")
         full_env = {**os.environ, **env}
         log = request.run_dir / f"rep{request.repetition}"
         cwd = request.app.cwd if request.app.cwd is not None and request.app.kernel is None else request.run_dir

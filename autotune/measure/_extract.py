@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from autotune._yaml import check_keys
 from autotune.errors import ConfigError, RegistryError
 from autotune.launch import RunResult
+from autotune.measure._units import UNITS, to_canonical, unit_in_text, unit_name
 from autotune.units import parse_size
 
 
@@ -33,10 +34,12 @@ class BaseExtractor(abc.ABC):
 
     name: ClassVar[str] = ""
     option_keys: ClassVar[frozenset[str]] = frozenset()
+    expected_kind: str | None = None  # what the objective measures (bandwidth/time/score), set by the campaign
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "app.metric") -> None:
         self.options = check_keys(dict(options or {}), self.option_keys | {"extractor"}, where)
         self.where = where
+        self.unit = unit_name(self.options["unit"], f"{where}.unit") if "unit" in self.options else None
 
     @abc.abstractmethod
     def extract(self, result: RunResult, metric: str) -> Measurement:
@@ -61,12 +64,14 @@ class JsonExtractor(BaseExtractor):
     """The last JSON line on stdout; the metric is ``record['metrics'][metric]``, or ``field`` (a dotted path)."""
 
     name: ClassVar[str] = "json"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"field"})
+    option_keys: ClassVar[frozenset[str]] = frozenset({"field", "unit"})
 
     def extract(self, result: RunResult, metric: str) -> Measurement:
         record = find_record(result.stdout)
         if record is None:
-            return Measurement(None, error="no JSON record on stdout")
+            lines = [ln.strip() for ln in result.stdout.splitlines() if ln.strip()]
+            last = f"; last line: {lines[-1][:200]!r}" if lines else "; stdout is empty"
+            return Measurement(None, error="no JSON record on stdout" + last)
         metrics = {k: float(v) for k, v in (record.get("metrics") or {}).items() if isinstance(v, (int, float))}
         path = str(self.options.get("field", ""))
         value: Any = None
@@ -77,7 +82,10 @@ class JsonExtractor(BaseExtractor):
         else:
             value = metrics.get(metric, record.get(metric))
         if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return Measurement(None, metrics, record, error=f"metric {path or metric!r} not in the JSON record")
+            return Measurement(None, metrics, record, error=f"metric {path or metric!r} not in the JSON record "
+                               f"(it has: {', '.join(sorted(metrics or record)[:12]) or 'nothing'})")
+        if self.unit is not None:
+            value = to_canonical(float(value), self.unit)
         return Measurement(float(value), metrics, record, dict(record.get("hints_in_effect") or {}),
                            dict(record.get("hints_not_in_effect") or {}))
 
@@ -87,7 +95,7 @@ class RegexExtractor(BaseExtractor):
     or their ``sum``/``max`` (``aggregate``), times ``scale``."""
 
     name: ClassVar[str] = "regex"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"pattern", "stream", "aggregate", "scale"})
+    option_keys: ClassVar[frozenset[str]] = frozenset({"pattern", "stream", "aggregate", "scale", "unit"})
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "app.metric") -> None:
         super().__init__(options, where)
@@ -111,18 +119,56 @@ class RegexExtractor(BaseExtractor):
     def extract(self, result: RunResult, metric: str) -> Measurement:
         stream = self.options.get("stream", "stdout")
         text = {"stdout": result.stdout, "stderr": result.stderr}.get(stream, result.stdout + "\n" + result.stderr)
-        found = []
+        found: list[float] = []
+        scale = float(self.options.get("scale", 1.0))
         for m in self.regex.finditer(text):
             try:
-                found.append(float(m.group(1)))
+                raw = float(m.group(1)) * scale
             except ValueError:
                 continue
+            line_end = text.find("\n", m.end(1))
+            observed = unit_in_text(text[m.end(1):line_end if line_end >= 0 else len(text)])
+            problem = self._unit_problem(observed, metric)
+            if problem:
+                return Measurement(None, error=f"{problem}: {_line_of(text, m.start(1))!r}")
+            unit = self.unit or (observed if "scale" not in self.options else None)  # scale: the user converts
+            found.append(to_canonical(raw, unit) if unit else raw)
         if not found:
-            return Measurement(None, error=f"pattern {self.regex.pattern!r} not found in {stream}")
+            return Measurement(None, error=f"pattern {self.regex.pattern!r} not found in {stream}"
+                               + explain_no_match(self.regex.pattern, text))
         agg = self.options.get("aggregate", "last")
         value = {"last": found[-1], "sum": sum(found), "max": max(found), "min": min(found)}[agg]
-        value *= float(self.options.get("scale", 1.0))
         return Measurement(value, {metric: value})
+
+    def _unit_problem(self, observed: str | None, metric: str) -> str | None:
+        """Why a capture followed by ``observed`` cannot be the metric (None: it can)."""
+        if observed is None:
+            return None
+        kind = UNITS[observed][0]
+        if self.unit is not None and observed != self.unit:
+            return f"the output says {observed} ({'a ' + kind}) where {self.where}.unit says {self.unit}"
+        if self.expected_kind is not None and kind != self.expected_kind:
+            return (f"the output says {observed} (a {kind}) but the objective {metric!r} is a {self.expected_kind}; "
+                    f"declare {self.where}.unit and a matching objective")
+        return None
+
+
+def _line_of(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start:end if end >= 0 else len(text)].strip()
+
+
+def explain_no_match(pattern: str, text: str) -> str:
+    """``; closest line: '...'`` (the output line most like the pattern) or ``; the output is empty``."""
+    import difflib
+
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return "; the output is empty"
+    literal = re.sub(r"\\.|[()\[\]{}*+?|^$]", "", pattern)
+    best = max(lines[-200:], key=lambda ln: difflib.SequenceMatcher(None, literal, ln[:200]).ratio())
+    return f"; closest line: {best[:200]!r}; last line: {lines[-1][:200]!r}"
 
 
 class WallTimeExtractor(BaseExtractor):

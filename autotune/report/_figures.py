@@ -63,6 +63,7 @@ class TargetFigures:
     time_spent_s: float
     importance: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    canonical_unit: str | None = None  # the unit values are stored in (the campaign's metric kind)
 
     @property
     def maximize(self) -> bool:
@@ -70,6 +71,8 @@ class TargetFigures:
 
     @property
     def unit(self) -> str:
+        if self.canonical_unit is not None:
+            return self.canonical_unit
         return "MiB/s" if MIB_METRIC in self.metric else "s" if "seconds" in self.metric else ""
 
     def better(self, a: float, b: float) -> bool:
@@ -138,6 +141,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
         default=by_number.get(d.number) if d else None, speedup=s.get("speedup_over_default"),
         hints_text=str(s.get("hints_text", "")), best_is_default=bool(s.get("best_is_default", False)),
         node_hours=node_h, bb_node_hours=bb_h, time_spent_s=float(s["time_spent_s"]), importance=importance(study),
+        canonical_unit=c.objective.unit,
     )
 
 

@@ -45,6 +45,7 @@ def _tracker(c: Campaign):  # type: ignore[no-untyped-def]
 
     if not c.tracking.get("enabled", True):
         return None
+    c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there
     return get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
                                   "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
 

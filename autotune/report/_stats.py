@@ -139,7 +139,22 @@ def recommendation(cmp: Comparison, figs: list[TargetFigures]) -> str:
         return (f"Use {w.label} for {app} with {hints}: {_pct(m.advantage)} {what} than the best on {m.b} "
                 f"(95% interval {_pct(m.low)} to {_pct(m.high)}, larger than the {_pct(cmp.jitter)} jitter "
                 "between repetitions).")
-    cheap = min(cmp.ranking, key=lambda f: (f.bb_node_hours > 0, f.node_hours))
-    return (f"{w.label} and {m.b} are within the run-to-run jitter for {app} ({_pct(m.advantage)} {what}, "
-            f"95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): either will do; "
-            f"{cheap.label} is the cheaper to run.")
+    head = (f"{w.label} and {m.b} are within the run-to-run jitter for {app} ({_pct(m.advantage)} {what}, "
+            f"95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): either will do; ")
+    cheap = cheaper_than(w, cmp.ranking[1], cmp.jitter)
+    if cheap is None:
+        return head + f"their costs are within the noise too, so take {w.label}."
+    return head + f"{cheap} is the cheaper to run."
+
+
+COST_NOISE = 0.10  # node-hours come from measured wall times: a smaller relative difference is noise
+
+
+def cheaper_than(w: TargetFigures, r: TargetFigures, noise: float) -> str | None:
+    """The label of the runner-up when it is clearly cheaper than the winner (no burst buffer where the winner
+    needs one, or node-hours lower by more than the jitter and 10%), else None: the winner is recommended."""
+    if (w.bb_node_hours > 0) != (r.bb_node_hours > 0):
+        return r.label if w.bb_node_hours > 0 else None
+    if w.node_hours <= 0 or r.node_hours >= w.node_hours:
+        return None
+    return r.label if (w.node_hours - r.node_hours) / w.node_hours > max(noise, COST_NOISE) else None

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._storelock import store_lock
 from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
 
 STUDY_TAG = "autotune.study"
@@ -33,7 +34,8 @@ class MlflowTracker(BaseTracker):
         logging.getLogger("alembic").setLevel(logging.WARNING)
 
         self.uri = uri
-        self.client = MlflowClient(tracking_uri=uri)
+        with store_lock(uri, "mlflow-start"):  # the client creates (migrates) a SQL store at once
+            self.client = MlflowClient(tracking_uri=uri)
         self.experiment_name = experiment
         self.artifacts = artifacts
         self.parent_id: str | None = None
@@ -44,9 +46,22 @@ class MlflowTracker(BaseTracker):
         if exp is not None:
             return str(exp.experiment_id)
         location = Path(self.artifacts).resolve().as_uri() if self.artifacts else None
-        return str(self.client.create_experiment(self.experiment_name, artifact_location=location))
+        from mlflow.exceptions import MlflowException
+
+        try:
+            return str(self.client.create_experiment(self.experiment_name, artifact_location=location))
+        except MlflowException:  # another worker (e.g. on a shared tracking server) created it meanwhile
+            exp = self.client.get_experiment_by_name(self.experiment_name)
+            if exp is None:
+                raise
+            return str(exp.experiment_id)
 
     def start(self, info: CampaignInfo) -> None:
+        """Find or create the campaign's parent run; the store's first set-up is one process at a time."""
+        with store_lock(self.uri, "mlflow-start"):  # schema creation + parent run: workers starting at once
+            self._start(info)
+
+    def _start(self, info: CampaignInfo) -> None:
         exp_id = self._experiment_id()
         found = self.client.search_runs(
             [exp_id], filter_string=f"tags.`{STUDY_TAG}` = '{info.study}' and tags.`mlflow.runName` = '{info.study}'",

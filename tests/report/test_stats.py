@@ -79,3 +79,14 @@ def test_notify_failure_is_a_warning(tmp_path: Path) -> None:
     assert "nonexistent" in (notify("/nonexistent/hook", "s", "done") or "")
     with pytest.raises(ConfigError):
         parse_notify("'unbalanced")
+
+
+def test_within_jitter_a_cost_difference_inside_the_noise_keeps_the_winner() -> None:
+    from dataclasses import replace
+
+    a, b = _fig("a", [100, 70, 80], [60, 50, 55]), _fig("b", [103, 75, 90], [60, 50, 55])
+    cmp = compare([replace(a, node_hours=0.98 * b.node_hours), b])  # a 2% cheaper: noise
+    assert cmp.winner is not None and cmp.winner.label == "b"
+    assert cmp.recommendation.endswith("their costs are within the noise too, so take b.")
+    cmp = compare([replace(a, node_hours=0.5 * b.node_hours), b])  # a half the cost: worth naming
+    assert cmp.recommendation.endswith("a is the cheaper to run.")

@@ -1,0 +1,174 @@
+"""``autotune ask``, ``tell`` and ``hints``: the search as a service for production job scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from autotune.cli._common import add_overrides, load
+from autotune.errors import AutotuneError, ConfigError
+
+FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
+
+
+def register(sub: Any) -> None:
+    register_jobs(sub)
+    register_store(sub)
+
+
+def register_jobs(sub: Any) -> None:
+    a = sub.add_parser("ask", help="the configuration a production job runs (eval \"$(autotune ask ...)\")")
+    a.add_argument("campaign")
+    add_overrides(a)
+    a.add_argument("--format", choices=("env", "json"), default="env")
+    a.add_argument("--explore", type=float, default=0.2, help="fraction of jobs that try a new configuration (0.2)")
+    a.add_argument("--max-slowdown", type=float, default=0.25,
+                   help="an exploratory configuration may be predicted at most this much slower than the best (0.25)")
+    a.add_argument("--expire", default="24h", help="a trial whose job never tells fails after this long (24h)")
+    a.add_argument("--timeout", default="10s", help="wait at most this long for the store, then fall back (10s)")
+    a.add_argument("--job-id", default=None, help="recorded on the trial (default: $SLURM_JOB_ID)")
+    a.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    a.add_argument("--seed", type=int, default=None, help="seed of the explore/exploit draw (tests)")
+    a.set_defaults(run=cmd_ask)
+    t = sub.add_parser("tell", help="record what a production job measured on the trial `ask` gave it")
+    t.add_argument("campaign")
+    add_overrides(t)
+    t.add_argument("--trial", default=None, help="STUDY:NUMBER:TOKEN (default: $AUTOTUNE_TRIAL)")
+    how = t.add_mutually_exclusive_group()
+    how.add_argument("--value", type=float, help="the metric's value, in the objective's unit")
+    how.add_argument("--walltime", action="store_true", help="seconds since `ask` (time objectives only)")
+    how.add_argument("--output", metavar="FILE", help="the job's output: the campaign's own metric extractor reads it")
+    t.add_argument("--exit-status", type=int, default=0, help="the job's exit status: non-zero is a failed trial")
+    t.add_argument("--timeout", default="30s", help="wait at most this long for the store, then spool (30s)")
+    t.set_defaults(run=cmd_tell)
+    h = sub.add_parser("hints", help="the best known hints for a campaign's app on its system (never fails)")
+    h.add_argument("campaign")
+    add_overrides(h)
+    h.add_argument("--format", choices=FORMATS, default="env")
+    h.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    h.add_argument("--timeout", default="10s")
+    h.set_defaults(run=cmd_hints)
+
+
+def _seconds(text: str, what: str) -> float:
+    from autotune.units import parse_duration
+
+    return float(parse_duration(text, what))
+
+
+def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.campaign import Runtime
+    from autotune.hints import render
+    from autotune.service import Policy, do_ask
+
+    c = load(args)
+    rt = Runtime.build(c)
+    policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
+    job = args.job_id if args.job_id is not None else os.environ.get("SLURM_JOB_ID", "")
+    a = do_ask(rt, policy, job_id=job, expire_s=_seconds(args.expire, "--expire"),
+               timeout=_seconds(args.timeout, "--timeout"), seed=args.seed)
+    settings = rt.settings_for(a.config, a.is_default)
+    if args.format == "json":
+        print(json.dumps({"trial": a.ref, "source": a.source, "asked_at": a.asked_at, "config": a.config,
+                          "hints": json.loads(render("json", settings))}, sort_keys=True, default=str))
+    else:
+        print(f"export AUTOTUNE_TRIAL={shlex.quote(a.ref)}")
+        print(f"export AUTOTUNE_ASK_TIME={a.asked_at:.3f}")
+        print(f"export AUTOTUNE_CONFIG_SOURCE={shlex.quote(a.source)}")
+        print(render("env", settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
+    sys.stdout.flush()
+    return 0
+
+
+def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.campaign import Runtime
+    from autotune.launch import RunResult
+    from autotune.service import do_tell
+
+    ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
+    c = load(args)
+    if not ref:
+        print("autotune tell: no AUTOTUNE_TRIAL (the job ran a fallback configuration): nothing to tell", file=sys.stderr)
+        return 0
+    rt = Runtime.build(c)
+    value: float | None = args.value
+    failure = f"the job exited with status {args.exit_status}" if args.exit_status else None
+    extra: dict[str, Any] = {"exit_status": args.exit_status}
+    if failure is None and args.walltime:
+        if not c.objective.metric.endswith("seconds"):
+            raise ConfigError(f"tell --walltime: the objective is {c.objective.metric!r}, not a time (…seconds)")
+        start = os.environ.get("AUTOTUNE_ASK_TIME", "")
+        try:
+            value = time.time() - float(start)
+        except ValueError:
+            raise ConfigError(f"AUTOTUNE_ASK_TIME: {start!r} is not the time printed by `autotune ask`") from None
+    elif failure is None and args.output:
+        try:
+            text = Path(args.output).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ConfigError(f"tell --output: cannot read {args.output!r}: {exc.strerror}") from None
+        m = rt.extractor.extract(RunResult(returncode=0, stdout=text), c.objective.metric)
+        value, failure = m.value, m.error
+    if failure is None and value is None:
+        raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
+    print(do_tell(rt, ref, value=value, failure=failure, extra=extra, timeout=_seconds(args.timeout, "--timeout")))
+    sys.stdout.flush()
+    return 0
+
+
+def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    """Prints valid hints or the defaults, and exits 0 whatever happens: a job script never breaks on it."""
+    from autotune.campaign import Runtime
+    from autotune.hints import render
+    from autotune.service import StoreUnavailable, do_hints
+
+    try:
+        c = load(args)
+        rt = Runtime.build(c)
+        known = do_hints(rt, _seconds(args.timeout, "--timeout"))
+    except (AutotuneError, StoreUnavailable) as exc:
+        print(f"autotune hints: {exc}: keeping the defaults", file=sys.stderr)
+        print("# defaults: nothing to set")
+        return 0
+    if known is None:
+        print(f"autotune hints: nothing recorded for {c.app.name!r} on {c.system.name}: keeping the defaults",
+              file=sys.stderr)
+        print("# defaults: nothing to set")
+        return 0
+    settings = rt.settings_for(rt.config_of(known.frozen), bool(known.frozen.user_attrs.get("is_default")))
+    print(f"autotune hints: {known.describe()}", file=sys.stderr)
+    print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
+    return 0
+
+
+def register_store(sub: Any) -> None:
+    s = sub.add_parser("store", help="serve a storage to compute nodes through Optuna's gRPC proxy")
+    ssub = s.add_subparsers(dest="store_cmd", required=True)
+    srv = ssub.add_parser("serve", help="run Optuna's gRPC storage proxy in front of --storage (until stopped)")
+    srv.add_argument("--storage", required=True, help="the database URL the proxy serves (postgresql://...)")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=13000)
+    srv.set_defaults(run=cmd_store_serve)
+
+
+def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    """Campaigns and jobs then use ``--storage grpc://HOST:PORT``."""
+    import optuna
+
+    from autotune.campaign import make_storage
+
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"--port: {args.port} must be between 1 and 65535")
+    if args.storage.startswith("grpc://"):
+        raise ConfigError("--storage: give the database URL, not another proxy")
+    storage = make_storage(args.storage)
+    print(f"autotune store: serving {args.storage} on grpc://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
+    optuna.storages.run_grpc_proxy_server(storage, host=args.host, port=args.port)
+    return 0

@@ -1,0 +1,135 @@
+"""Production runs as trials: ``ask`` hands a job its configuration, ``tell`` records what the job measured.
+
+A production trial is an ordinary trial of the campaign's study (so dedicated campaign trials and
+production trials share one study), marked ``service`` (``best``, ``default`` or ``explore``) with the
+job id, the owner, and the SHA-256 of a random token only the asking job knows: ``tell`` must present that
+token, so nobody else can tell (or overwrite) the trial. A trial nobody tells expires at ``expires_at``
+and is failed by the next ``ask``/``tell`` instead of staying RUNNING forever.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import hmac
+import math
+import random
+import re
+import secrets
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.errors import ConfigError
+from autotune.service._policy import Policy, explore
+from autotune.space import Config
+
+TRIAL_RE = re.compile(r"(?P<study>[A-Za-z0-9._-]{1,128}):(?P<number>\d{1,9}):(?P<token>[0-9a-f]{32})")
+
+
+@dataclass
+class Assignment:
+    """What a job runs: ``source`` is best | default | explore | fallback-cache | fallback-default."""
+
+    study: str
+    config: Config
+    source: str
+    number: int | None = None
+    token: str | None = None
+    is_default: bool = False
+    asked_at: float = field(default_factory=time.time)
+    note: str = ""
+
+    @property
+    def ref(self) -> str:
+        """The value of ``AUTOTUNE_TRIAL`` (empty for a fallback: nothing to tell)."""
+        return f"{self.study}:{self.number}:{self.token}" if self.number is not None and self.token else ""
+
+
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
+    """Fail the production trials whose job never told before ``expires_at``."""
+    now = time.time() if now is None else now
+    expired = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        deadline = t.user_attrs.get("expires_at")
+        if t.user_attrs.get("service") and isinstance(deadline, (int, float)) and deadline < now:
+            try:
+                study._storage.set_trial_user_attr(t._trial_id, "error", "expired: the job never told its result")
+                study.tell(t.number, state=TrialState.FAIL)
+            except (RuntimeError, ValueError):  # another ask/tell expired it a moment earlier
+                continue
+            expired.append(t.number)
+    return expired
+
+
+def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expire_s: float = 86400.0,
+        rng: random.Random | None = None) -> Assignment:
+    """Create the job's trial (RUNNING) and return its configuration; ``rt`` is the campaign's Runtime."""
+    from autotune.campaign import best_trial
+
+    c = rt.campaign
+    rng = rng or random.Random()
+    expire_stale(study)
+    best = best_trial(study)
+    best_cfg = rt.config_of(best) if best is not None else rt.space.default_config()
+    trial = explore(study, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy) \
+        if best is not None and policy.wants_exploration(rng) else None
+    source = "explore"
+    if trial is None:
+        source = "best" if best is not None else "default"
+        study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None})
+        trial = study.ask(fixed_distributions=rt.space.distributions())
+    token = secrets.token_hex(16)
+    now = time.time()
+    attrs = {"worker": "service", "service": source, "service_token_sha256": _sha(token), "owner": getpass.getuser(),
+             "job_id": job_id, "host": socket.gethostname(), "asked_at": now, "expires_at": now + expire_s}
+    for k, v in attrs.items():
+        trial.set_user_attr(k, v)
+    is_default = bool(trial.user_attrs.get("is_default"))
+    return Assignment(c.study, rt.config_of(trial), source, trial.number, token, is_default, now)
+
+
+def parse_ref(ref: str) -> tuple[str, int, str]:
+    m = TRIAL_RE.fullmatch(ref.strip())
+    if not m:
+        raise ConfigError(f"AUTOTUNE_TRIAL: {ref!r} is not STUDY:NUMBER:TOKEN as printed by `autotune ask`")
+    return m["study"], int(m["number"]), m["token"]
+
+
+def tell(study: optuna.Study, ref: str, *, value: float | None = None, failure: str | None = None,
+         extra: dict[str, Any] | None = None) -> optuna.trial.FrozenTrial:
+    """Record a production job's result on the trial ``ref`` names; the token must match."""
+    name, number, token = parse_ref(ref)
+    if name != study.study_name:
+        raise ConfigError(f"AUTOTUNE_TRIAL: trial of study {name!r}, but this is study {study.study_name!r}")
+    if value is not None and (not math.isfinite(value) or value <= 0):
+        raise ConfigError(f"tell: metric value {value!r} must be a finite number > 0")
+    expire_stale(study)
+    try:
+        tid = study._storage.get_trial_id_from_study_id_trial_number(study._study_id, number)
+    except KeyError:
+        raise ConfigError(f"AUTOTUNE_TRIAL: study {name!r} has no trial {number}") from None
+    t = study._storage.get_trial(tid)
+    if not hmac.compare_digest(str(t.user_attrs.get("service_token_sha256", "")), _sha(token)):
+        raise ConfigError(f"AUTOTUNE_TRIAL: the token does not match trial {number} of study {name!r} "
+                          "(only the job that asked for it may tell it)")
+    if t.state != TrialState.RUNNING:
+        why = t.user_attrs.get("error") or t.state.name
+        raise ConfigError(f"AUTOTUNE_TRIAL: trial {number} of study {name!r} is already finished ({why}): not told again")
+    for k, v in {**(extra or {}), "told_at": time.time(), "ran": True,
+                 "repetitions": [value] if value is not None else [None]}.items():
+        study._storage.set_trial_user_attr(tid, k, v)
+    if failure is not None or value is None:
+        study._storage.set_trial_user_attr(tid, "error", failure or "no metric")
+        study.tell(number, state=TrialState.FAIL)
+    else:
+        study.tell(number, value)
+    return study._storage.get_trial(tid)

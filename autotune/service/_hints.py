@@ -1,0 +1,100 @@
+"""``autotune hints``: the best known configuration for an application on a system, and where it came from."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.trial import FrozenTrial
+
+BOOTSTRAP = 2000
+
+
+@dataclass
+class Known:
+    """A configuration with its provenance: the study and trial, when, and the measured gain over the default."""
+
+    frozen: FrozenTrial
+    study: str
+    trial: int
+    date: str
+    match: str  # "exact", "same app", or "nearest pattern (distance d)"
+    gain: float | None = None  # best / default (>1: better), from the medians of the repetitions
+    interval: tuple[float, float] | None = None
+
+    def describe(self) -> str:
+        g = f"{self.gain:.2f}x the default" if self.gain is not None else "gain over the default not measured"
+        if self.interval is not None:
+            g += f" (95% interval {self.interval[0]:.2f}-{self.interval[1]:.2f}x)"
+        return f"from study {self.study!r} trial {self.trial} ({self.match}, {self.date}): {g}"
+
+
+def _reps(t: FrozenTrial) -> list[float]:
+    vals = t.user_attrs.get("repetitions") or ([t.value] if t.value is not None else [])
+    return [float(v) for v in vals if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
+
+
+def gain(best: FrozenTrial, default: FrozenTrial | None, maximize: bool, seed: int = 0
+         ) -> tuple[float | None, tuple[float, float] | None]:
+    """Median-over-median gain (>1 is better) with a bootstrap interval when both have ≥2 repetitions."""
+    if default is None:
+        return None, None
+    b, d = _reps(best), _reps(default)
+    if not b or not d:
+        return None, None
+
+    def ratio(x: np.ndarray, y: np.ndarray) -> Any:
+        return np.median(x, axis=-1) / np.median(y, axis=-1) if maximize else np.median(y, axis=-1) / np.median(x, axis=-1)
+
+    point = float(ratio(np.array(b), np.array(d)))
+    if len(b) < 2 or len(d) < 2:
+        return point, None
+    rng = np.random.default_rng(seed)
+    bs = rng.choice(b, size=(BOOTSTRAP, len(b)))
+    ds = rng.choice(d, size=(BOOTSTRAP, len(d)))
+    lo, hi = np.percentile(ratio(bs, ds), [2.5, 97.5])
+    return point, (float(lo), float(hi))
+
+
+def pattern_distance(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """How far two recorded I/O patterns are: log-ratios of sizes and ranks, 1 per differing kind."""
+    d = 0.0
+    for key in ("bytes_per_rank", "transfer_size", "ranks"):
+        x, y = a.get(key), b.get(key)
+        d += abs(math.log2(x / y)) if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0 else 3.0
+    for key in ("file_mode", "io_mode", "library", "layout"):
+        d += 0.0 if a.get(key) == b.get(key) else 1.0
+    return d
+
+
+def best_known(storage: Any, study_name: str, app: str, system: str, pattern: dict[str, Any],
+               space_name: str, feasible: Any) -> Known | None:
+    """The exact study's best trial, else the best of the nearest recorded study on the same system and
+    space (same app first, then the nearest pattern); None when nothing completed is known."""
+    from autotune.campaign import best_trial, default_trial
+
+    ranked: list[tuple[float, str, str]] = []
+    for s in optuna.get_all_study_summaries(storage, include_best_trial=False):
+        ua = s.user_attrs
+        if s.study_name == study_name:
+            ranked.append((-1.0, s.study_name, "exact"))
+        elif ua.get("system") == system and ua.get("space") == space_name:
+            if ua.get("app") == app:
+                ranked.append((0.0, s.study_name, "same app"))
+            elif isinstance(ua.get("pattern"), dict):
+                dist = pattern_distance(pattern, ua["pattern"])
+                ranked.append((1.0 + dist, s.study_name, f"nearest pattern (distance {dist:.1f})"))
+    for _, name, match in sorted(ranked):
+        study = optuna.load_study(study_name=name, storage=storage)
+        best = best_trial(study)
+        if best is None:
+            continue
+        if match != "exact" and not feasible(best):
+            continue
+        g, interval = gain(best, default_trial(study), study.direction == optuna.study.StudyDirection.MAXIMIZE)
+        when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
+        return Known(best, name, best.number, when, match, g, interval)
+    return None

@@ -1,0 +1,198 @@
+"""ask / tell / hints from a job script's point of view (a model campaign: nothing runs but the service)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import optuna
+import pytest
+import yaml
+from optuna.trial import TrialState
+
+from autotune.cli import main
+from autotune.errors import ConfigError
+from autotune.testing import Blackhole, TcpProxy, fresh_postgres_database
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+LONG = ("--timeout", "300s")  # success paths: a loaded 2-core machine can take seconds to open a store
+SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["workdir"] = str(tmp_path / "work")
+    data["tracking"] = {"enabled": False}
+    path = tmp_path / "prod.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def env_of(text: str) -> dict[str, str]:
+    """The variables an `eval "$(autotune ask ...)"` would export (parsed by bash itself)."""
+    out = subprocess.run(["bash", "-c", text + '\nprintf "%s\\n%s\\n" "$AUTOTUNE_TRIAL" "$AUTOTUNE_CONFIG_SOURCE"'],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    return {"AUTOTUNE_TRIAL": out[0], "AUTOTUNE_CONFIG_SOURCE": out[1]}
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "autotune.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def study_of(campaign: Path, storage: str | None = None) -> optuna.Study:
+    data = yaml.safe_load(campaign.read_text())
+    url = storage or f"sqlite:///{data['workdir']}/optuna.db"
+    return optuna.load_study(study_name=data["name"], storage=url)
+
+
+def test_ask_then_tell_records_a_production_trial(campaign: Path, capsys: Any) -> None:
+    assert main(["ask", str(campaign), "--job-id", "4242", "--seed", "0", *LONG]) == 0
+    first = env_of(capsys.readouterr().out)
+    assert first["AUTOTUNE_CONFIG_SOURCE"] == "default"  # nothing known yet: the job runs the defaults
+    assert main(["tell", str(campaign), "--trial", first["AUTOTUNE_TRIAL"], "--value", "1500", *LONG]) == 0
+    t = study_of(campaign).trials[0]
+    assert t.state == TrialState.COMPLETE and t.value == 1500
+    assert t.user_attrs["job_id"] == "4242" and t.user_attrs["service"] == "default" and t.user_attrs["ran"]
+    assert main(["ask", str(campaign), "--explore", "0", *LONG]) == 0
+    second = env_of(capsys.readouterr().out)
+    assert second["AUTOTUNE_CONFIG_SOURCE"] == "best"
+    assert main(["tell", str(campaign), "--trial", second["AUTOTUNE_TRIAL"], "--exit-status", "3", *LONG]) == 0
+    t2 = study_of(campaign).trials[-1]
+    assert t2.state == TrialState.FAIL and "status 3" in t2.user_attrs["error"]
+
+
+def test_exploration_stays_within_the_predicted_slowdown(campaign: Path, capsys: Any) -> None:
+    from autotune.campaign import Runtime, load_campaign
+    from autotune.service import Policy, acceptable
+
+    assert main(["ask", str(campaign), "--seed", "0", *LONG]) == 0
+    ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "1000", *LONG]) == 0
+    sources = []
+    for i in range(6):
+        assert main(["ask", str(campaign), "--explore", "1", "--max-slowdown", "0.1", "--seed", str(i), *LONG]) == 0
+        sources.append(env_of(capsys.readouterr().out)["AUTOTUNE_CONFIG_SOURCE"])
+    assert "explore" in sources
+    rt = Runtime.build(load_campaign(campaign))
+    study = study_of(campaign)
+    best = rt.config_of(study.trials[0])
+    for t in study.get_trials(states=(TrialState.RUNNING,)):
+        if t.user_attrs["service"] == "explore":
+            assert acceptable(rt.space, rt.config_of(t), best, "write_bandwidth_mib_s", True, 0.1)
+    with pytest.raises(ConfigError, match="--explore: 2"):
+        Policy(explore=2)
+    assert main(["ask", str(campaign), "--max-slowdown", "1.5", *LONG]) == 2
+
+
+def test_only_the_asking_job_can_tell_and_never_twice(campaign: Path, capsys: Any) -> None:
+    assert main(["ask", str(campaign), *LONG]) == 0
+    ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+    study, number, _ = ref.split(":")
+    forged = f"{study}:{number}:{'0' * 32}"
+    assert main(["tell", str(campaign), "--trial", forged, "--value", "9e9", *LONG]) == 2
+    assert "token does not match" in capsys.readouterr().err
+    assert study_of(campaign).trials[0].state == TrialState.RUNNING
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "100", *LONG]) == 0
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "9e9", *LONG]) == 2  # no overwrite
+    assert "already finished" in capsys.readouterr().err
+    assert study_of(campaign).trials[0].value == 100
+    for bad in ("nonsense", f"{study}:{number}", f"{study}:{number}:{'0' * 32}; rm -rf /"):
+        assert main(["tell", str(campaign), "--trial", bad, "--value", "1", *LONG]) == 2
+
+
+def test_a_job_that_never_tells_expires(campaign: Path, capsys: Any) -> None:
+    assert main(["ask", str(campaign), "--expire", "1s", *LONG]) == 0
+    capsys.readouterr()
+    time.sleep(1.5)
+    assert main(["ask", str(campaign), *LONG]) == 0  # any later ask (or tell) fails the expired trial
+    t = study_of(campaign).trials[0]
+    assert t.state == TrialState.FAIL and "expired" in t.user_attrs["error"]
+    assert [s.state for s in study_of(campaign).trials[1:]] == [TrialState.RUNNING]
+
+
+@pytest.mark.slow
+def test_unreachable_or_hung_store_falls_back_within_the_timeout(campaign: Path, tmp_path: Path) -> None:
+    hole = Blackhole()
+    cache = {"AUTOTUNE_CACHE_DIR": str(tmp_path / "cache")}
+    try:
+        for url in (f"postgresql://postgres@127.0.0.1:{hole.port}/x", "postgresql://postgres@127.0.0.1:1/x"):
+            t0 = time.monotonic()
+            res = cli("ask", str(campaign), "--storage", url, "--timeout", "2s", env=cache)
+            assert res.returncode == 0, res.stderr
+            assert time.monotonic() - t0 < 30
+            assert env_of(res.stdout) == {"AUTOTUNE_TRIAL": "", "AUTOTUNE_CONFIG_SOURCE": "fallback-default"}
+            assert "default configuration" in res.stderr
+    finally:
+        hole.close()
+    res = cli("tell", str(campaign), "--value", "5", env={"AUTOTUNE_TRIAL": ""})
+    assert res.returncode == 0 and "nothing to tell" in res.stderr
+
+
+@pytest.mark.slow
+def test_outage_mid_job_spools_the_tell_and_delivers_it_later(campaign: Path, tmp_path: Path) -> None:
+    host, port = "127.0.0.1", 5432
+    with fresh_postgres_database(SERVER, f"autotune_svc_{uuid.uuid4().hex[:10]}") as url:
+        proxy = TcpProxy((host, port)).start()
+        via = url.replace(f"{host}:{port}", f"127.0.0.1:{proxy.port}")
+        cache = {"AUTOTUNE_CACHE_DIR": str(tmp_path / "cache")}
+        try:
+            first = cli("ask", str(campaign), "--storage", via, *LONG, env=cache)
+            assert first.returncode == 0, first.stderr
+            ref1 = env_of(first.stdout)["AUTOTUNE_TRIAL"]
+            told = cli("tell", str(campaign), "--storage", via, "--trial", ref1, "--value", "800", *LONG, env=cache)
+            assert told.returncode == 0, told.stderr
+            second = cli("ask", str(campaign), "--storage", via, "--explore", "0", *LONG, env=cache)
+            ref2 = env_of(second.stdout)["AUTOTUNE_TRIAL"]
+            proxy.stop()  # the database goes away while job 2 runs
+            down = cli("ask", str(campaign), "--storage", via, "--timeout", "3s", env=cache)
+            assert down.returncode == 0 and env_of(down.stdout)["AUTOTUNE_CONFIG_SOURCE"] == "fallback-cache"
+            told = cli("tell", str(campaign), "--storage", via, "--trial", ref2, "--value", "900", "--timeout", "3s", env=cache)
+            assert told.returncode == 0 and "spooled" in told.stdout
+            proxy = TcpProxy((host, port), port=proxy.port).start()  # back
+            third = cli("ask", str(campaign), "--storage", via, *LONG, env=cache)  # delivers the spooled tell first
+            assert third.returncode == 0, third.stderr
+            study = study_of(campaign, url)
+            done = {t.number: t.value for t in study.trials if t.state == TrialState.COMPLETE}
+            assert done == {0: 800, 1: 900}
+        finally:
+            proxy.stop()
+
+
+def test_hints_never_fail_a_job_script(campaign: Path, tmp_path: Path, capsys: Any) -> None:
+    assert main(["hints", str(campaign), *LONG]) == 0  # nothing recorded yet
+    cap = capsys.readouterr()
+    assert cap.out.strip() == "# defaults: nothing to set" and "nothing recorded" in cap.err
+    assert main(["ask", str(campaign), "--seed", "0", *LONG]) == 0
+    ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "700", *LONG]) == 0
+    assert main(["ask", str(campaign), "--explore", "0", *LONG]) == 0
+    ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "750", *LONG]) == 0
+    assert main(["hints", str(campaign), "--format", "json", *LONG]) == 0
+    cap = capsys.readouterr()
+    assert "from study 'model-theta-ior' trial 1 (exact" in cap.err and '"config"' in cap.out
+    missing = tmp_path / "missing.yaml"
+    res = cli("hints", str(missing))
+    assert res.returncode == 0 and res.stdout.strip() == "# defaults: nothing to set"
+
+
+def test_hints_from_the_nearest_recorded_pattern(campaign: Path, tmp_path: Path, capsys: Any) -> None:
+    assert main(["tune", str(campaign), "--trials", "4"]) == 0
+    capsys.readouterr()
+    data = yaml.safe_load(campaign.read_text())
+    data["name"] = "other-app"
+    data["app"]["name"] = "vpic-like"
+    data["app"]["pattern"]["bytes_per_rank"] = "2MiB"
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(data))
+    assert main(["hints", str(other), "--storage", f"sqlite:///{data['workdir']}/optuna.db", *LONG]) == 0
+    cap = capsys.readouterr()
+    assert "from study 'model-theta-ior'" in cap.err and "nearest pattern (distance 1.0)" in cap.err
+    assert "lfs setstripe" in cap.out
