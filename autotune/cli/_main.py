@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from autotune.cli import _check, _compare, _inspect, _model, _service, _tune
 from autotune.cli._errors import describe, guard_stdout
@@ -15,8 +16,15 @@ from autotune.errors import AutotuneError
 COMMANDS = (_tune, _check, _inspect, _compare, _model, _service)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line: control characters of the arguments are shown escaped."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
+    parser = _Parser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     for module in COMMANDS:
         module.register(sub)
