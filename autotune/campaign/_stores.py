@@ -111,6 +111,7 @@ class DiskReserve:
 
     def take(self) -> None:
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "wb") as f:
                 f.write(b"\0" * self.size)
                 f.flush()
@@ -169,3 +170,29 @@ def stop_cleanly(c: Campaign, study: optuna.Study, worker: str, tracker: Any) ->
                             "and run the same command to resume") from None
     finally:
         reserve.release()
+
+
+def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
+    """Log the finished trials a tracker that records them (``logged``) is missing, e.g. because its
+    write failed on a full disk: Optuna is the source of truth, MLflow catches up on resume."""
+    from autotune.campaign._study import ran_trials
+    from autotune.tracking import TrialRecord
+
+    inner = getattr(tracker, "inner", tracker)
+    logged = getattr(inner, "logged", None)
+    if not isinstance(logged, set) or getattr(inner, "parent_id", None) is None:
+        return []
+    added = []
+    for t in ran_trials(study):
+        if t.number in logged:
+            continue
+        a = t.user_attrs
+        tracker.log_trial(TrialRecord(
+            number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
+            value=t.value, repetitions=list(a.get("repetitions") or []), metric=rt.campaign.objective.metric,
+            is_default=bool(a.get("is_default")), hints=dict(a.get("hints") or {}),
+            hints_in_effect=dict(a.get("hints_in_effect") or {}), hints_not_in_effect=dict(a.get("hints_not_in_effect") or {}),
+            artifacts={"command.txt": f"{a.get('command', '')}\n"}, error=a.get("error"),
+            duration=float(a.get("duration_s") or 0.0)))
+        added.append(t.number)
+    return added

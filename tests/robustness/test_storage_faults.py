@@ -177,5 +177,48 @@ def test_full_disk_stops_cleanly_and_resumes(tmp_path: Path, tmpfs: Path) -> Non
     stopped = [t for t in study.trials if "no space left" in str(t.user_attrs.get("error", ""))]
     assert len(done) == 12 and stopped
     assert {t.number for t in stopped} <= {int(t.user_attrs["retry_of"]) for t in done if "retry_of" in t.user_attrs}
-    parents = [r for r in client.search_runs([exp.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]
+    runs = client.search_runs([exp.experiment_id])
+    parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     assert len(parents) == 1 and parents[0].info.status == "FINISHED"
+    # MLflow mirrors every trial that ran, also one whose record a full disk cut off (backfilled on resume)
+    nested = sorted(int(r.data.tags["autotune.trial"]) for r in runs if "mlflow.parentRunId" in r.data.tags)
+    assert nested == sorted(t.number for t in study.trials if t.user_attrs.get("ran"))
+
+
+@pytest.mark.slow
+def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from autotune.campaign import CampaignLoop, parse_campaign
+    from autotune.campaign._stores import backfill_tracker
+    from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrialRecord
+
+    class Recorder(BaseTracker):
+        name = "recorder"
+
+        def __init__(self, logged: set[int] | None = None) -> None:
+            self.logged = set(logged or ())
+            self.parent_id: str | None = None
+            self.records: list[TrialRecord] = []
+
+        def start(self, info: CampaignInfo) -> None:
+            self.parent_id = "parent"
+
+        def log_trial(self, record: TrialRecord) -> None:
+            if record.number not in self.logged:
+                self.records.append(record)
+                self.logged.add(record.number)
+
+        def finish(self, summary: Mapping[str, Any]) -> None:
+            return None
+
+    c = parse_campaign(model_campaign(tmp_path / "work", storage=":memory:"), tmp_path)
+    first = Recorder()
+    result = CampaignLoop(c, tracker=first, progress=False, out=open(os.devnull, "w")).run()  # noqa: SIM115
+    assert [r.number for r in first.records] == [0, 1, 2]
+    second = Recorder(logged={0})  # trials 1 and 2 were cut off (their MLflow write failed)
+    second.start(CampaignInfo("probe", "probe", ":memory:", "", "", "", "", "", ""))
+    assert backfill_tracker(SafeTracker(second), result.runtime, result.study) == [1, 2]
+    assert [(r.number, r.value, r.config) for r in second.records] == \
+        [(r.number, r.value, r.config) for r in first.records[1:]]
