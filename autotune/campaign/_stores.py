@@ -106,7 +106,7 @@ class DiskReserve:
     """``RESERVE_BYTES`` of zeros in the work directory, given back to the disk when it fills."""
 
     def __init__(self, workdir: Path, size: int = RESERVE_BYTES) -> None:
-        self.path = workdir / RESERVE_NAME
+        self.path = workdir / f"{RESERVE_NAME}-{os.getpid()}"  # one per process: workers may share a work directory
         self.size = size
 
     def take(self) -> None:
