@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -70,6 +71,7 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
     cur[merged[-1]] = value
 
 
+@pytest.mark.slow
 @FUZZ
 @given(edits=st.lists(st.tuples(st.sampled_from(KEYS), values), min_size=1, max_size=3),
        command=st.sampled_from(["space", "tune", "status", "export"]))
@@ -108,6 +110,7 @@ flag_values = st.one_of(st.text(max_size=30), st.sampled_from(
      "ray", "serial", "8h", "soon", "*,a:b", "../x"]))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(command=st.sampled_from(["tune", "status", "export", "space"]),
        flags=st.lists(st.tuples(st.sampled_from(FLAGS), flag_values), max_size=3))

@@ -5,6 +5,7 @@ The full disk is a real one: a small tmpfs mounted for the test (needs root, as 
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sqlite3
@@ -215,7 +216,7 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
 
     c = parse_campaign(model_campaign(tmp_path / "work", storage=":memory:"), tmp_path)
     first = Recorder()
-    result = CampaignLoop(c, tracker=first, progress=False, out=open(os.devnull, "w")).run()  # noqa: SIM115
+    result = CampaignLoop(c, tracker=first, progress=False, out=io.StringIO()).run()
     assert [r.number for r in first.records] == [0, 1, 2]
     second = Recorder(logged={0})  # trials 1 and 2 were cut off (their MLflow write failed)
     second.start(CampaignInfo("probe", "probe", ":memory:", "", "", "", "", "", ""))
