@@ -18,7 +18,7 @@ OPS = ("write", "read")
 
 _KEYS = frozenset({
     "ranks", "nodes", "ranks_per_node", "bytes_per_rank", "transfer_size", "layout", "file_mode",
-    "io_mode", "library", "phases", "all_collective", "files",
+    "io_mode", "library", "phases", "all_collective", "files", "sync", "piece_size",
 })
 
 
@@ -42,6 +42,8 @@ class IOPattern:
     phases: tuple[str, ...] = ("write",)
     files: int = 1
     all_collective: bool = field(default=False)
+    sync: bool = True          # the timed write region ends with a sync (kernels: unless --no-sync)
+    piece_size: int = 0        # contiguous bytes per piece of a strided transfer (0: the transfer size)
 
     def __post_init__(self) -> None:
         if self.ranks < 1:
@@ -50,6 +52,9 @@ class IOPattern:
             raise ConfigError(f"pattern.nodes: {self.nodes} must be between 1 and ranks ({self.ranks})")
         if self.bytes_per_rank < 1:
             raise ConfigError(f"pattern.bytes_per_rank: {self.bytes_per_rank} must be > 0")
+        if self.piece_size < 0 or self.piece_size > self.transfer_size:
+            raise ConfigError(f"pattern.piece_size: {self.piece_size} must be between 1 and transfer_size"
+                              f" ({self.transfer_size})")
         if self.transfer_size < 1:
             raise ConfigError(f"pattern.transfer_size: {self.transfer_size} must be > 0")
         for name, value, allowed in (
@@ -67,6 +72,11 @@ class IOPattern:
     @property
     def ranks_per_node(self) -> int:
         return math.ceil(self.ranks / self.nodes)
+
+    @property
+    def piece(self) -> int:
+        """Contiguous bytes per piece: ``piece_size``, or the whole transfer when unset or contiguous."""
+        return self.piece_size if self.piece_size and self.layout == "strided" else self.transfer_size
 
     @property
     def data_bytes(self) -> int:
@@ -87,6 +97,7 @@ class IOPattern:
             "transfer_size": self.transfer_size, "layout": self.layout, "file_mode": self.file_mode,
             "io_mode": self.io_mode, "library": self.library, "phases": list(self.phases),
             "files": self.files, "all_collective": self.is_all_collective,
+            "sync": self.sync, "piece_size": self.piece,
             "data_bytes": self.data_bytes, "ranks_per_node": self.ranks_per_node,
         }
 
@@ -116,4 +127,6 @@ class IOPattern:
             phases=tuple(str(p) for p in phases),
             files=positive_int(d.get("files", 1), f"{where}.files"),
             all_collective=bool(expect(d.get("all_collective", False), bool, f"{where}.all_collective", "true or false")),
+            sync=bool(expect(d.get("sync", True), bool, f"{where}.sync", "true or false")),
+            piece_size=parse_size(d.get("piece_size", 0), f"{where}.piece_size"),
         )

@@ -2,6 +2,7 @@
 
 from autotune.campaign._config import Budget, Campaign, Objective, kernel_pattern, load_campaign, parse_campaign
 from autotune.campaign._loop import CampaignLoop, LoopResult, run_campaign
+from autotune.campaign._preflight import preflight
 from autotune.campaign._report import hints_text, summary, summary_text
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, default_trial, make_storage, open_study, ran_trials
@@ -10,5 +11,5 @@ from autotune.campaign._trial import TrialOutcome, run_trial
 __all__ = [
     "Budget", "Campaign", "CampaignLoop", "LoopResult", "Objective", "Runtime", "TrialOutcome", "best_trial",
     "default_trial", "hints_text", "kernel_pattern", "load_campaign", "make_storage", "open_study", "parse_campaign",
-    "ran_trials", "run_campaign", "run_trial", "summary", "summary_text",
+    "preflight", "ran_trials", "run_campaign", "run_trial", "summary", "summary_text",
 ]

@@ -104,7 +104,11 @@ class Campaign:
 
 
 def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) -> dict[str, Any]:
-    """The I/O pattern a built-in kernel declares, from its arguments."""
+    """The I/O pattern a built-in kernel declares, from its arguments (``no_sync``: the flush is untimed)."""
+    return {**_kernel_pattern(kernel, args, ranks), "sync": not bool(args.get("no_sync", False))}
+
+
+def _kernel_pattern(kernel: str, args: dict[str, Any], ranks: int) -> dict[str, Any]:
     def size(key: str, default: int) -> int:
         return parse_size(args.get(key, default), f"app.args.{key}")
 
@@ -119,9 +123,10 @@ def kernel_pattern(kernel: str, args: dict[str, Any], ranks: int, nodes: int) ->
             total = int(args["rows"]) * int(args["cols"]) * 8
         column = str(args.get("decomposition", "column")) == "column"  # the kernel's default
         per_rank = max(1, total // ranks)
-        xfer = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
-        return {"bytes_per_rank": per_rank, "transfer_size": xfer, "layout": "strided" if column else "contiguous",
-                "io_mode": io_mode, "library": "hdf5"}
+        piece = max(8, per_rank // max(1, int(math.sqrt(total / 8)))) if column else per_rank
+        # one write call per rank; a column block is one piece per row of the array
+        return {"bytes_per_rank": per_rank, "transfer_size": per_rank, "piece_size": min(piece, per_rank),
+                "layout": "strided" if column else "contiguous", "io_mode": io_mode, "library": "hdf5"}
     if kernel == "vpic":
         n = int(parse_size(args.get("particles_per_rank", 1 << 20), "app.args.particles_per_rank"))
         return {"bytes_per_rank": 32 * n, "transfer_size": 4 * n, "io_mode": io_mode, "library": "hdf5"}

@@ -18,6 +18,7 @@ from optuna.trial import TrialState
 
 from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
+from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._stores import backfill_tracker, stop_cleanly
@@ -114,6 +115,9 @@ class CampaignLoop:
                 shutil.rmtree(p, ignore_errors=True)
 
     def run(self) -> LoopResult:
+        note = preflight(self.rt)  # issue 19: a job the scheduler can never start stops the campaign here
+        if note:
+            self.say(f"preflight: {note}")
         study = self.open()
         c = self.c
         self.tracker.start(CampaignInfo(
@@ -130,6 +134,7 @@ class CampaignLoop:
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
+            cancel_active(self.rt, self.say)  # stopped on purpose (or done): nothing left queued
         summ = summary(self.rt, study)
         self.tracker.finish(summ)
         return LoopResult(study, self.rt, n_now, stopped, summ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import socket
@@ -41,7 +42,7 @@ def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseS
     if url.startswith("sqlite"):
         kwargs = {"connect_args": {"timeout": 60}}
     try:
-        with store_lock(url, "optuna-schema"):
+        with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
             return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
                                               grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
     except ConfigError:
@@ -49,6 +50,22 @@ def make_storage(url: str, workdir_exists: bool = True) -> optuna.storages.BaseS
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
+
+
+def _schema_ready(url: str) -> bool:
+    """True when Optuna's schema is already stamped: then no lock is needed (a fresh store takes one)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    try:
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.connect() as conn:
+                return conn.execute(text("SELECT version_num FROM alembic_version")).first() is not None
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - no table yet, or no server: the locked path reports the latter
+        return False
 
 
 def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:

@@ -50,6 +50,10 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     print(f"trials: {len(ran)} finished ({len(ran) - failed} complete, {failed} failed), {len(running)} running"
           + (f" (trial {', '.join(str(t.number) for t in running)})" if running else "")
           + f", {waiting} queued, {infeasible} broke a rule (not run)")
+    from autotune.campaign._preflight import pending_lines
+
+    for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why
+        print(line)
     print(summary_text(rt, study))
     if args.trials_table:
         for t in trials:

@@ -12,10 +12,25 @@ def register(sub: Any) -> None:
     m = sub.add_parser("model", help="the performance model")
     msub = m.add_subparsers(dest="model_cmd", required=True)
     c = msub.add_parser("calibrate", help="compare the model with the seeds' published figures")
+    c.add_argument("--cross-validate", action="store_true",
+                   help="leave one seed system out, fit the shared constants on the others, predict it")
+    c.add_argument("--out-of-sample", action="store_true",
+                   help="published figures beyond the seeds, predicted without fitting (docs/model.md)")
     c.set_defaults(run=cmd_calibrate)
+    from autotune.cli._modelfit import register as register_fit
+
+    register_fit(msub)
 
 
 def cmd_calibrate(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    if getattr(args, "out_of_sample", False):
+        from autotune.model._outofsample import report as published
+
+        return 0 if published(sys.stdout) else 1
+    if getattr(args, "cross_validate", False):
+        from autotune.model._crossval import report
+
+        return 0 if report(sys.stdout) else 1
     from autotune.model import calibrate
 
     return 0 if calibrate(sys.stdout) else 1

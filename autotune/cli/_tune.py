@@ -103,4 +103,14 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     if depends:
         print(f"\n# the proposals after trial {shown[-1].number if shown else 0} depend on the measured values: "
               "the real run makes them from what it measures")
+    from autotune.campaign._preflight import preflight
+    from autotune.errors import AutotuneError
+
+    try:  # the scheduler's verdict on the first job; a refusal warns (scripts for another site stay viewable)
+        note = preflight(rt)
+    except AutotuneError as exc:
+        print(f"autotune: warning: {exc} (the campaign would stop here with exit code 2)", file=sys.stderr)
+    else:
+        if note:
+            print(f"\npreflight: {note}")
     return 0

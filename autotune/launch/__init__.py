@@ -11,8 +11,9 @@ from autotune.launch._base import (
 )
 from autotune.launch._command import KERNELS, AppCommand, app_command, hint_env, param_env
 from autotune.launch._process import clean_stderr, run_process
+from autotune.launch._slurmqueue import describe_pending
 
 __all__ = [
     "KERNELS", "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
-    "get_launcher", "hint_env", "launcher_names", "param_env", "register_launcher", "run_process",
+    "describe_pending", "get_launcher", "hint_env", "launcher_names", "param_env", "register_launcher", "run_process",
 ]

@@ -94,7 +94,12 @@ class BaseLauncher(abc.ABC):
       except small logs under ``request.run_dir``;
     - ``run`` is safe to call again for the same (trial, repetition) after a crash of the campaign
       (``recover`` may return the earlier result instead of running twice);
-    - ``describe`` returns what would be run (command line or job script) without running it.
+    - ``describe`` returns what would be run (command line or job script) without running it;
+    - ``preflight`` asks whatever runs the app whether the first trial (its repetitions) can run at all
+      (a scheduler's dry run) before the campaign starts: it raises ``AutotuneError`` (one line, what to change) when it
+      cannot, and returns a one-line note of what it checked (None when there is nothing to check);
+    - ``cancel_active`` cancels what a campaign stopped on purpose still has queued or running (jobs,
+      allocations) and says so; a killed campaign leaves them for ``recover`` to adopt.
     """
 
     name: ClassVar[str] = ""
@@ -114,6 +119,14 @@ class BaseLauncher(abc.ABC):
     def describe(self, request: RunRequest) -> str:
         """The command line or job script ``run`` would execute (for --dry-run and artifacts)."""
         return ""
+
+    def preflight(self, requests: Sequence[RunRequest]) -> str | None:
+        """Check, before the first trial, that its ``requests`` can run here (default: nothing to check)."""
+        return None
+
+    def cancel_active(self) -> list[str]:
+        """Cancel the jobs still queued or running (a campaign stopped on purpose); one line per cancellation."""
+        return []
 
     def recover(self, request: RunRequest) -> RunResult | None:
         """The result of this repetition from an interrupted attempt, if the launcher can find one.

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from autotune.errors import ConfigError
 from autotune.launch import _slurmctl as ctl
-from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._base import RunRequest, RunResult, register_launcher
 from autotune.launch._command import app_command
 from autotune.launch._jobscript import (
     DATA,
@@ -31,13 +29,18 @@ from autotune.launch._jobscript import (
     slurm_time,
 )
 from autotune.launch._process import clean_stderr, run_process, tail
+from autotune.launch._slurmbook import (
+    COMMENT_PREFIX,
+    JOB_FILE,
+    SUBMITTING_FILE,
+    SlurmBookkeeping,
+    _write_json,
+)
+from autotune.launch._slurmqueue import PendingWatch, Unschedulable, preflight_job
 from autotune.measure._craystats import parse_mpiio_stats
 from autotune.units import parse_duration
 
 MODES = ("job", "step")
-JOB_FILE = "job.json"
-SUBMITTING_FILE = "job.submitting.json"  # written before sbatch: the token that finds the job if job.json is not
-COMMENT_PREFIX = "autotune-submission:"  # + token, the job's --comment
 _OWN_SBATCH_OPTIONS = ("-J", "--job-name", "--comment")  # autotune's: they identify the job on resume
 
 
@@ -48,27 +51,8 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Whole or not at all (a kill while writing leaves the previous file, or none)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _run_dirs(meta: Mapping[str, Any]) -> list[Path]:
-    return [Path(r["run_dir"]) for r in meta.get("repetitions", []) if isinstance(r, dict) and "run_dir" in r]
-
-
 @register_launcher
-class SlurmLauncher(BaseLauncher):
+class SlurmLauncher(SlurmBookkeeping):
     """Each trial is one ``sbatch`` job running its repetitions in turn (``mode: job``, needed when the
     burst-buffer allocation changes), or each repetition is an ``srun`` step in one allocation held for the
     campaign (``mode: step``; ``close()`` releases it).
@@ -77,7 +61,8 @@ class SlurmLauncher(BaseLauncher):
     time_limit (per job; default: the request's, else the repetitions' timeouts + 60 s), nodes,
     ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``autotune/data/launchers/``),
     stage_in, stage_out, skip_lfs, dw_job_striped, python, poll_interval (s), grace (s past the limit before
-    we ``scancel``), allocation_time (step mode).
+    we ``scancel``), allocation_time (step mode), queue_wait (the longest a job or allocation may stay pending;
+    default: no limit). A pending reason that cannot clear fails the trial at once (``_slurmqueue``).
     """
 
     name: ClassVar[str] = "slurm"
@@ -85,7 +70,7 @@ class SlurmLauncher(BaseLauncher):
     option_keys: ClassVar[frozenset[str]] = frozenset({
         "mode", "partition", "account", "qos", "constraint", "time_limit", "nodes", "ntasks_per_node", "overcommit",
         "srun_args", "mpi", "sbatch_args", "template", "stage_in", "stage_out", "skip_lfs", "dw_job_striped",
-        "python", "poll_interval", "grace", "allocation_time",
+        "python", "poll_interval", "grace", "allocation_time", "queue_wait",
     })
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
@@ -95,8 +80,17 @@ class SlurmLauncher(BaseLauncher):
             raise ConfigError(f"{where}.mode: {self.mode!r} is not one of {', '.join(MODES)}")
         self.poll = float(self.options.get("poll_interval", 0.5))
         self.grace = float(self.options.get("grace", 30.0))
-        self.allocation: str | None = None
-        self._finished: dict[str, tuple[ctl.JobInfo, bool]] = {}
+        wait = self.options.get("queue_wait")
+        self.queue_wait = parse_duration(wait, f"{where}.queue_wait") if wait is not None else None
+        extra = self.options.get("sbatch_args") or []
+        if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
+            raise ConfigError(f"{where}.sbatch_args: {extra!r} is not a list of strings")
+        own = [x for x in extra if x.startswith(_OWN_SBATCH_OPTIONS)]
+        if own:
+            raise ConfigError(f"{where}.sbatch_args: {own[0]!r}: the job name and comment are autotune's "
+                              "(they find the job again when an interrupted campaign resumes)")
+        self.sbatch_extra: list[str] = extra
+        self.allocation = None
 
     # ---- rendering -------------------------------------------------------------------------------
     def _limit(self, requests: Sequence[RunRequest]) -> float:
@@ -161,76 +155,80 @@ class SlurmLauncher(BaseLauncher):
             _write_json(req.run_dir / name, meta)
         return meta
 
-    def _submitted(self, meta: Mapping[str, Any], job_id: str) -> None:
-        """sbatch returned ``job_id``: job.json in every repetition's run dir, then the markers go."""
-        for run_dir in _run_dirs(meta):
-            _write_json(run_dir / JOB_FILE, {**meta, "job_id": job_id})
-        self._unmark(meta)
-
-    @staticmethod
-    def _unmark(meta: Mapping[str, Any]) -> None:
-        for run_dir in _run_dirs(meta):
-            (run_dir / SUBMITTING_FILE).unlink(missing_ok=True)
-
     def _run_job(self, group: Sequence[RunRequest]) -> list[RunResult]:
         try:
             script = self._prepare(group, self.render(group), "job.sh")
         except OSError as exc:
             return [RunResult(None, error=f"cannot write the job script: {exc}") for _ in group]
         job_dir = group[0].run_dir
-        extra = self.options.get("sbatch_args") or []
-        if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
-            raise ConfigError(f"launcher.sbatch_args: {extra!r} is not a list of strings")
-        own = [x for x in extra if x.startswith(_OWN_SBATCH_OPTIONS)]
-        if own:
-            raise ConfigError(f"launcher.sbatch_args: {own[0]!r}: the job name and comment are autotune's "
-                              "(they find the job again when an interrupted campaign resumes)")
         limit, name, token = self._limit(group), job_name(group[0]), uuid.uuid4().hex
         try:  # before sbatch: a kill between sbatch and job.json leaves the token to find the job by
             meta = self._record(group, {"mode": "job", "script": str(script), "limit": limit, "job_name": name,
                                         "token": token, "work_dir": str(job_dir.absolute())}, SUBMITTING_FILE)
         except OSError as exc:
             return [RunResult(None, error=f"cannot write the submission marker: {exc}") for _ in group]
-        args = [f"--output={job_dir}/slurm-%j.out", f"--error={job_dir}/slurm-%j.err", f"--chdir={job_dir}", *extra,
-                f"--job-name={name}", f"--comment={COMMENT_PREFIX}{token}"]
+        with self._lock:
+            self._active[token] = meta
         try:
-            job_id = ctl.submit(script, args)
+            job_id = ctl.submit(script, [*self._sbatch_args(job_dir), f"--job-name={name}",
+                                         f"--comment={COMMENT_PREFIX}{token}"])
         except ctl.SlurmError as exc:
             found, why = self._submitted_anyway(meta)
             if found is None:
+                self._done(token)
                 return [RunResult(None, error=str(exc) + why, stderr=str(exc), info={"mode": "job"}) for _ in group]
             job_id = found
+        meta["job_id"] = job_id
         self._submitted(meta, job_id)
-        info, overrun = ctl.wait(job_id, limit, self.grace, self.poll)
+        return self._wait_job(group, meta, token, job_dir, limit)
+
+    def _sbatch_args(self, job_dir: Path) -> list[str]:
+        return [f"--output={job_dir}/slurm-%j.out", f"--error={job_dir}/slurm-%j.err", f"--chdir={job_dir}",
+                *self.sbatch_extra]
+
+    def _wait_job(self, group: Sequence[RunRequest], meta: dict[str, Any], token: str, job_dir: Path,
+                  limit: float) -> list[RunResult]:
+        """Wait for the job (failing it when its pending reason cannot clear), then collect its repetitions."""
+        job_id = str(meta["job_id"])
+        watch = PendingWatch(f"slurm job {job_id}", [job_dir], self.queue_wait, float(meta.get("submitted") or time.time()))
+        try:
+            info, overrun = ctl.wait(job_id, limit, self.grace, self.poll, on_poll=watch)
+        except Unschedulable as exc:
+            ctl.cancel(job_id)
+            self._done(token, cancelled=f"autotune: {exc}")
+            info = ctl.query(job_id)
+            return [RunResult(None, error=str(exc), stderr=str(exc), info={**info.as_info(), "mode": "job"})
+                    for _ in group]
+        self._done(token)
         self._finished[job_id] = (info, overrun)
         return [self._collect(req, info, overrun, job_dir, limit) for req in group]
 
-    def _submitted_anyway(self, meta: Mapping[str, Any]) -> tuple[str | None, str]:
-        """After sbatch failed (a timeout, a lost answer): the job it submitted all the same, if Slurm has one.
-
-        Returns (job id or None, what to add to the error). When Slurm cannot be asked, the marker stays so
-        the question can be answered later (``recover``), and the error says a job may exist.
-        """
-        try:
-            found = ctl.find_submitted(str(meta["job_name"]), COMMENT_PREFIX + str(meta["token"]),
-                                       str(meta["work_dir"]), float(meta.get("submitted", 0)))
-        except ctl.SlurmError as exc:
-            return None, f" (and whether a job was submitted is unknown: {exc}; marker kept in {meta['job_dir']})"
-        if found:
-            return found[-1], ""
-        self._unmark(meta)
-        return None, ""
+    def _allocation_args(self, first: RunRequest) -> list[str]:
+        sched = {**first.system.scheduler, **{k: v for k, v in self.options.items() if v is not None}}
+        args = ["-N", str(int(self.options.get("nodes") or first.app.nodes)), "-n", str(first.app.ranks),
+                f"--time={slurm_time(parse_duration(self.options.get('allocation_time', '1h'), 'launcher.allocation_time'))}",
+                "-J", re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-steps")[:64]]
+        args += [f"--{k}={safe_word(sched[k], k)}" for k in ("account", "partition", "qos", "constraint") if sched.get(k)]
+        return args + (["--overcommit"] if self.options.get("overcommit") else [])
 
     def _ensure_allocation(self, first: RunRequest) -> str:
         if self.allocation is None:
-            sched = {**first.system.scheduler, **{k: v for k, v in self.options.items() if v is not None}}
-            args = ["-N", str(int(self.options.get("nodes") or first.app.nodes)), "-n", str(first.app.ranks),
-                    f"--time={slurm_time(parse_duration(self.options.get('allocation_time', '1h'), 'launcher.allocation_time'))}",
-                    "-J", re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-steps")[:64]]
-            args += [f"--{k}={safe_word(sched[k], k)}" for k in ("account", "partition", "qos", "constraint") if sched.get(k)]
-            args += ["--overcommit"] if self.options.get("overcommit") else []
-            self.allocation = ctl.allocate(args)
+            first.run_dir.mkdir(parents=True, exist_ok=True)
+            watch = PendingWatch("the step-mode allocation", [first.run_dir], self.queue_wait)
+            try:
+                self.allocation = ctl.allocate(self._allocation_args(first), on_poll=watch, poll=self.poll)
+            except BaseException as exc:  # interrupted while pending: allocate cancelled it; cancel_active says so
+                if watch.job_id and not isinstance(exc, ctl.SlurmError):
+                    self._stop_notes.append(f"cancelled the pending step-mode allocation (slurm job {watch.job_id})")
+                raise
         return self.allocation
+
+    # ---- before and after the campaign -----------------------------------------------------------
+    def preflight(self, requests: Sequence[RunRequest]) -> str | None:
+        """``sbatch --test-only`` on the first trial's job script (step mode: on the allocation request)."""
+        if self.mode == "step":
+            return preflight_job(["--wrap=true", *self._allocation_args(requests[0])], None, "the step-mode allocation")
+        return preflight_job(self.sbatch_extra, self.render(requests), "the first trial's job")
 
     def _run_steps(self, group: Sequence[RunRequest]) -> list[RunResult]:
         try:
@@ -285,73 +283,6 @@ class SlurmLauncher(BaseLauncher):
             last = tail(err, 1) or tail(out, 1)
             res.error = f"exit code {rc}" + (f": {last}" if last else "")
         return res
-
-    # ---- crash recovery --------------------------------------------------------------------------
-    def recover(self, request: RunRequest) -> RunResult | None:
-        """Pick up the job an interrupted attempt submitted for this repetition (never submit twice).
-
-        ``previous_run_dir/job.json`` names the job: a queued or running job is waited for (with the
-        same overrun watchdog), a finished one is collected. Steps died with the campaign, so a step
-        repetition is only recovered when it finished. Without job.json (killed between sbatch and
-        writing it) the submission marker's token finds the job, which is then adopted; when Slurm knows
-        no job with it, sbatch never ran: the marker goes and the repetition is submitted anew.
-        """
-        prev = request.previous_run_dir
-        if prev is None:
-            return None
-        meta = _read_json(prev / JOB_FILE)
-        if meta is None and (prev / SUBMITTING_FILE).is_file():
-            try:
-                meta = self._adopt(prev)
-            except ctl.SlurmError as exc:
-                return RunResult(None, error=f"cannot tell whether the interrupted attempt's job was submitted: {exc}",
-                                 stderr=str(exc), info={"mode": "job", "recovered_from": str(prev)})
-        if meta is None:
-            return None
-        job_id, limit, job_dir = str(meta.get("job_id", "")), float(meta.get("limit", 0)), Path(meta.get("job_dir", prev))
-        old = replace(request, run_dir=prev)
-        step = meta.get("mode") == "step"
-        finished = RepFiles(prev, request.repetition).path("rc").exists()
-        if step or not job_id:
-            result = self._collect(old, ctl.query(job_id), False, job_dir, limit, step=True) if finished else None
-        else:
-            if job_id not in self._finished:
-                self._finished[job_id] = ctl.wait(job_id, limit, self.grace, self.poll)
-            info, overrun = self._finished[job_id]
-            if info.state == "UNKNOWN" and not finished:
-                return None
-            result = self._collect(old, info, overrun, job_dir, limit)
-        if result is not None:
-            result.info["recovered_from"] = str(prev)
-        return result
-
-    def _adopt(self, prev: Path) -> dict[str, Any] | None:
-        """The job submitted with the token of ``prev``'s marker, recorded in job.json; None if there is none.
-
-        Looked up by name and comment (``squeue``, ``sacct``), else by the ``slurm-<id>.out`` it left in its
-        directory (no accounting here, and the controller forgot it). Raises SlurmError when squeue fails.
-        """
-        marker = _read_json(prev / SUBMITTING_FILE)
-        if marker is None or not marker.get("token") or not marker.get("job_name"):
-            (prev / SUBMITTING_FILE).unlink(missing_ok=True)  # written whole or not at all: not by us, no token
-            return None
-        work_dir = str(marker.get("work_dir") or marker.get("job_dir") or prev)
-        found = ctl.find_submitted(str(marker["job_name"]), COMMENT_PREFIX + str(marker["token"]), work_dir,
-                                   float(marker.get("submitted", 0)))
-        if not found:
-            logs = (re.fullmatch(r"slurm-(\d+)\.out", p.name) for p in Path(work_dir).glob("slurm-*.out"))
-            found = sorted((m.group(1) for m in logs if m), key=int)
-        if not found:
-            self._unmark(marker)
-            return None
-        self._submitted({**marker, "adopted": True}, found[-1])
-        return _read_json(prev / JOB_FILE) or {**marker, "job_id": found[-1]}
-
-    def close(self) -> None:
-        """Release the allocation held for step mode."""
-        if self.allocation is not None:
-            ctl.cancel(self.allocation)
-            self.allocation = None
 
 
 @register_launcher

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +51,9 @@ def _cmd(argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: flo
         raise SlurmError(f"{argv[0]}: {exc}") from None
 
 
+run_cmd = _cmd
+
+
 def _epoch(text: str | None) -> float | None:
     if not text or text in ("Unknown", "None", "N/A"):
         return None
@@ -69,12 +73,54 @@ def submit(script: Path, args: Sequence[str] = (), env: Mapping[str, str] | None
     return out[-1].split(";")[0].strip()
 
 
-def allocate(args: Sequence[str], timeout: float = 600.0) -> str:
-    """``salloc --no-shell [args]`` -> the id of an allocation that outlives the command."""
-    proc = _cmd(["salloc", "--no-shell", *args], timeout=timeout)
-    m = re.search(r"Granted job allocation (\d+)", proc.stderr + proc.stdout)
+def test_only(script: Path | None, args: Sequence[str] = ()) -> str:
+    """``sbatch --test-only [args] script``: Slurm's estimate of when the job would start (one line), or
+    SlurmError with the scheduler's own words when it cannot run at all."""
+    proc = _cmd(["sbatch", "--test-only", *args, *([str(script)] if script is not None else [])])
+    lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines() if ln.strip()]
+    if proc.returncode != 0:
+        words = [ln for ln in lines if "error" in ln.lower() or "failure" in ln.lower()] or lines
+        last = words[-1] if words else f"exit code {proc.returncode}"
+        raise SlurmError(re.sub(r"^(sbatch: )?(error: )?(allocation failure: )?", "", last))
+    return next((ln for ln in lines if "to start at" in ln), lines[-1] if lines else "accepted")
+
+
+def allocate(args: Sequence[str], on_poll: Callable[[JobInfo], None] | None = None, poll: float = 0.5) -> str:
+    """``salloc --no-shell [args]`` -> the id of an allocation that outlives the command.
+
+    While the allocation is pending, ``on_poll`` sees its state (and may raise to give up); when anything
+    raises (or the campaign is interrupted), the pending allocation is cancelled before the error goes on.
+    """
+    with tempfile.TemporaryFile("w+") as log:
+        try:
+            proc = subprocess.Popen(["salloc", "--no-shell", *args], stdout=log, stderr=subprocess.STDOUT, text=True)
+        except OSError as exc:
+            raise SlurmError(f"salloc: {exc}") from None
+        job = ""
+        try:
+            while proc.poll() is None:
+                log.seek(0)
+                m = re.search(r"(?:Pending|Granted) job allocation (\d+)", log.read())
+                job = m.group(1) if m else job
+                if job and on_poll is not None:
+                    info = query(job)
+                    if not info.finished:
+                        on_poll(info)
+                time.sleep(poll)
+        except BaseException:
+            if job:
+                cancel(job)
+            proc.terminate()
+            proc.wait(10)
+            raise
+        log.seek(0)
+        text = log.read()
+    m = re.search(r"Granted job allocation (\d+)", text)
     if proc.returncode != 0 or m is None:
-        raise SlurmError(f"salloc failed: {proc.stderr.strip() or proc.returncode}")
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        raise SlurmError(f"salloc failed: {re.sub(r'^salloc: (error: )?', '', lines[-1]) if lines else proc.returncode}")
+    if on_poll is not None:
+        on_poll(query(m.group(1)))  # granted: the watch records when it started
     return m.group(1)
 
 
@@ -158,17 +204,21 @@ def find_submitted(name: str, comment: str, work_dir: str, since: float) -> list
     return []
 
 
-def wait(job_id: str, limit: float, grace: float, poll: float) -> tuple[JobInfo, bool]:
+def wait(job_id: str, limit: float, grace: float, poll: float,
+         on_poll: Callable[[JobInfo], None] | None = None) -> tuple[JobInfo, bool]:
     """Poll until the job ends; ``scancel`` it when it runs longer than ``limit + grace`` seconds.
 
     Returns (final info, whether we cancelled it for overrunning). A job Slurm no longer knows
-    (``UNKNOWN`` for a while) is returned as is.
+    (``UNKNOWN`` for a while) is returned as is. ``on_poll`` sees every state of a job that has not
+    ended (a pending-reason watch); what it raises goes to the caller, the job left as it is.
     """
     overrun, unknown_since = False, None
     while True:
         info = query(job_id)
         if info.finished:
             return info, overrun
+        if on_poll is not None and info.state != "UNKNOWN":
+            on_poll(info)
         now = time.time()
         if info.state == "UNKNOWN":
             unknown_since = unknown_since or now

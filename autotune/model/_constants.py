@@ -24,7 +24,8 @@ class Constants:
     # --- client side (per process, Haswell; ``cpu_factor`` scales them for slower cores) ---
     cpu_factor: float = 1.0                 # seed 002: Haswell/KNL I/O bandwidth ratio 2.30 -> KNL 1/2.3
     write_latency: float = 0.874e-3         # per write request; with write_stream: 0.6 GB/s at 1 MiB (seed 000 fit)
-    write_stream: float = 1.2e9             # one process's Lustre write stream (seed 000: 361 GB / 674 s, 1 writer)
+    write_stream: float = 1.2e9             # one process's write stream; unset in a profile: derived (below)
+    client_stream: float = 1.835e9          # a client process's own pipelining limit: 1/(1/this + 1/3.47 GB/s) = 1.2 GB/s
     read_latency: float = 0.05e-3           # seed 001 CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
     read_stream: float = 6.0e9
     node_bw: float = 6.0e9                  # Lustre client (LNet over Aries) per node
@@ -36,7 +37,7 @@ class Constants:
     # --- MPI-IO collective buffering (two-phase I/O) ---
     exchange_bw: float = 5.0e9              # one aggregator receiving (seed 000 fit: 1 vs 144 aggregators)
     piece_contig: float = 5e-6              # per contiguous piece received by an aggregator
-    strided_pack_bw: float = 90e6           # one aggregator packing non-contiguous pieces (seed 000 WRF fit)
+    piece_cost: float = 0.37e-6             # per non-contiguous piece an aggregator gathers (seed 000 WRF fit)
     sync_per_rank: float = 2.9e-6           # per rank per collective call (offsets/counts all-to-all; WRF fit)
     straggler_cv: float = 0.43              # spread of one RPC's time; slowest of A per round (seed 000/001)
     rpc_size: float = 1 * _MIB              # Lustre RPC (DVS: its 8 MiB stripe): n RPCs per round -> cv / sqrt(n)
@@ -59,8 +60,12 @@ class Constants:
     dvs_node_bw: float = 1.8e9              # DVS client per node: seed 004 IOR, 16 nodes stop scaling past ~4 BB nodes
     bb_mds_rate: float = 5000.0             # one DW node is the metadata server (seed 002)
     # --- plain POSIX ---
-    posix_bw: float = 0.5e9
-    posix_latency: float = 50e-6
+    posix_bw: float = 0.5e9                 # the device's sustained write-back rate (fsync'd data)
+    posix_read_bw: float = 2.0e9
+    posix_latency: float = 50e-6            # per system call (open, a request)
+    page_cache_bw: float = 2.0e9            # one process copying into the page cache (buffered write)
+    posix_seek: float = 0.2e-3              # per request when writers interleave in one file on the device
+    posix_lock: float = 20e-6               # per request: writers of one file serialise on its inode lock
 
     @property
     def bb_stream(self) -> float:
@@ -71,6 +76,13 @@ class Constants:
 
     def with_(self, **changes: Any) -> Constants:
         return replace(self, **changes)
+
+
+def derived_stream(c: Constants) -> float:
+    """One process's write stream when the profile does not state it: the client's own pipelining
+    limit in series with the slower of one OST and the client NIC (seed 000's single writer: 1.2 GB/s
+    on 3.47 GB/s OSTs), so a system with fast OSTs gets faster streams, up to ``client_stream``."""
+    return 1.0 / (1.0 / c.client_stream + 1.0 / min(c.ost_write_bw, c.node_bw))
 
 
 _FIELDS = {f.name: f for f in fields(Constants)}
@@ -109,6 +121,8 @@ def constants_for(system: SystemProfile, fs: FileSystem) -> Constants:
         return entry[1]
     hit = merge(merge(Constants(), dict(system.model), f"system {system.name}.model"), dict(fs.extra),
                 f"system {system.name}.filesystems.{fs.name}.model")
+    if "write_stream" not in system.model and "write_stream" not in fs.extra:
+        hit = replace(hit, write_stream=derived_stream(hit))
     if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[key] = (system, hit)

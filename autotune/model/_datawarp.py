@@ -1,4 +1,4 @@
-"""Cray DataWarp (striped mode) seen through DVS, and plain POSIX file systems.
+"""Cray DataWarp (striped mode) seen through DVS.
 
 Mechanisms (seeds 000, 002, 003, 004):
 
@@ -88,12 +88,3 @@ def datawarp_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem
     terms = [Term(f"{op} transfer", res, p.data_bytes / rate, detail)]
     return terms, [Limit(n, b) for b, n in cands]
 
-
-def posix_phase(p: IOPattern, c: Constants, op: str) -> tuple[list[Term], list[Limit]]:
-    """A local file system: per-call latency, one shared device bandwidth."""
-    ts = p.transfer_size
-    per_rank = ts / (c.posix_latency / c.cpu_factor + ts / (c.rank_copy_bw * c.cpu_factor))
-    cands = [(p.ranks * per_rank, "client injection"), (c.posix_bw, "disk")]
-    rate, res = min(cands)
-    return [Term(f"{op} transfer", res, p.data_bytes / rate, f"at {rate / 1e9:.3g} GB/s")], \
-        [Limit(n, b) for b, n in cands]

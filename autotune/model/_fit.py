@@ -1,23 +1,27 @@
-"""Calibrating the model to a site: fit chosen constants to a handful of measured runs.
+"""Calibrating the model to a site: fit chosen constants to measured runs.
 
-Each measurement is (pattern, configuration, measured seconds of the whole run). The fit minimises
-the squared log-ratio of predicted to measured time over the named constants, in log space (so
-constants stay positive and every run weighs the same whatever its duration), with scipy's
-bounded least squares. Noise in the measurements is best removed first: use each trial's best of N.
+Each measurement is (pattern, configuration, measured value of ``metric``; ``seconds`` of the whole
+run unless told). The fit minimises the squared log-ratio of predicted to measured values over the
+named constants, in log space (so constants stay positive and every run weighs the same whatever its
+duration), with scipy's bounded least squares. With ``prior_weight`` > 0 each constant's distance
+from its start (the profile's value, in log units) is a residual too: a constant the runs do not
+determine stays where the profile put it. The uncertainty of each constant comes from the Jacobian at
+the solution (Gauss-Newton covariance, scaled by the residual variance), as a multiplicative factor.
+Noise in the measurements is best removed first: use each trial's best of N.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy.optimize import least_squares
 
-from autotune.errors import ConfigError
-from autotune.model._constants import Constants, constants_for
+from autotune.errors import AutotuneError, ConfigError
+from autotune.model._constants import Constants, constants_for, derived_stream
 from autotune.model._predict import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
@@ -25,33 +29,50 @@ from autotune.systems import SystemProfile
 
 @dataclass(frozen=True)
 class Measurement:
-    """One measured run: what ran, with which configuration, and how long it took."""
+    """One measured run: what ran, with which configuration, and the value of ``metric`` it gave."""
 
     pattern: IOPattern
     config: Mapping[str, Any]
-    seconds: float
+    seconds: float               # the measured value of ``metric`` (seconds by default)
+    metric: str = "seconds"
 
 
 @dataclass(frozen=True)
 class FitResult:
-    """Fitted constants, the full ``Constants``, and the residual log-error (root mean square)."""
+    """Fitted constants, the full ``Constants``, the residual log-error (root mean square) and, per
+    constant, its one-sigma multiplicative uncertainty (``x / f .. x * f``; inf when undetermined)."""
 
     values: dict[str, float]
     constants: Constants
     rms_log_error: float
+    uncertainty: dict[str, float] = field(default_factory=dict)
+    start: dict[str, float] = field(default_factory=dict)
+
+
+def predicted(m: Measurement, system: SystemProfile, fs: str, c: Constants) -> float:
+    """The model's value of ``m.metric`` for ``m`` with constants ``c``."""
+    try:
+        value = predict(m.pattern, system, fs, m.config, constants=c).metric(m.metric)
+    except (AutotuneError, ZeroDivisionError, ValueError):
+        return math.nan
+    if value is None:
+        raise ConfigError(f"fit: the model cannot predict metric {m.metric!r}")
+    return value
 
 
 def fit_constants(measurements: Sequence[Measurement], system: SystemProfile, names: Sequence[str],
                   filesystem: str | None = None, *, start: Constants | None = None,
-                  bounds: tuple[float, float] = (1e-3, 1e3)) -> FitResult:
+                  bounds: tuple[float, float] = (1e-3, 1e3), prior_weight: float = 0.0) -> FitResult:
     """Fit the constants ``names`` (e.g. ``["ost_write_bw", "write_latency"]``) to ``measurements``.
 
-    ``bounds`` limit each constant to ``start x [low, high]``. Needs at least as many measurements as
-    constants. Returns the fitted values; put them under ``model:`` in the site's profile.
+    ``bounds`` limit each constant to ``start x [low, high]``. Without a prior (``prior_weight`` 0)
+    it needs at least as many measurements as constants. Put the values under ``model:`` in the
+    site's profile (or use ``autotune model fit``).
     """
     fs = system.filesystem(filesystem)
     base = start if start is not None else constants_for(system, fs)
-    if len(measurements) < len(names):
+    derive = "write_stream" not in names and "write_stream" not in system.model and "write_stream" not in fs.extra
+    if prior_weight <= 0 and len(measurements) < len(names):
         raise ConfigError(f"fit: {len(measurements)} measurement(s) cannot determine {len(names)} constant(s)")
     for n in names:
         if not isinstance(getattr(base, n, None), float):
@@ -60,14 +81,37 @@ def fit_constants(measurements: Sequence[Measurement], system: SystemProfile, na
     lo, hi = math.log(bounds[0]), math.log(bounds[1])
 
     def consts(x: np.ndarray) -> Constants:
-        return base.with_(**{n: float(math.exp(v)) for n, v in zip(names, x, strict=True)})
+        c = base.with_(**{n: float(math.exp(v)) for n, v in zip(names, x, strict=True)})
+        return c.with_(write_stream=derived_stream(c)) if derive else c
+
+    def data_residuals(x: np.ndarray) -> np.ndarray:
+        c = consts(x)
+        res = [math.log(max(predicted(m, system, fs.name, c), 1e-300) / m.seconds) for m in measurements]
+        return np.nan_to_num(np.array(res), nan=10.0)
 
     def residuals(x: np.ndarray) -> np.ndarray:
-        c = consts(x)
-        return np.array([math.log(predict(m.pattern, system, fs.name, m.config, constants=c).seconds / m.seconds)
-                         for m in measurements])
+        return np.concatenate([data_residuals(x), prior_weight * (x - x0)])
 
-    sol = least_squares(residuals, x0, bounds=(x0 + lo, x0 + hi), x_scale=1.0)
+    sol = least_squares(residuals, x0, bounds=(x0 + lo, x0 + hi), x_scale=1.0, diff_step=1e-4)
     fitted = consts(sol.x)
-    rms = float(np.sqrt(np.mean(sol.fun**2))) if len(sol.fun) else 0.0
-    return FitResult({n: getattr(fitted, n) for n in names}, fitted, rms)
+    data = data_residuals(sol.x)
+    rms = float(np.sqrt(np.mean(data**2))) if len(data) else 0.0
+    return FitResult({n: getattr(fitted, n) for n in names}, fitted, rms,
+                     _uncertainty(sol.jac, data, names, len(measurements), prior_weight > 0),
+                     {n: getattr(base, n) for n in names})
+
+
+def _uncertainty(jac: np.ndarray, data: np.ndarray, names: Sequence[str], n: int,
+                 prior: bool) -> dict[str, float]:
+    """One-sigma multiplicative factors from the Gauss-Newton covariance ``s^2 (J^T J)^-1``."""
+    dof = max(1, n if prior else n - len(names))  # a prior adds one pseudo-observation per constant
+    s2 = max(float(np.sum(data**2)) / dof, 1e-6)
+    try:
+        cov = np.linalg.pinv(jac.T @ jac) * s2
+    except np.linalg.LinAlgError:
+        return {name: math.inf for name in names}
+    out = {}
+    for i, name in enumerate(names):
+        var = float(cov[i, i])
+        out[name] = math.exp(math.sqrt(var)) if 0 <= var < 50 else math.inf
+    return out

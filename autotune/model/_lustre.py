@@ -57,7 +57,14 @@ def lock_switches(p: IOPattern, stripe_size: int, osts_used: int, clients_per_os
     """
     if clients_per_ost <= 1.0:
         return 0.0
-    return p.data_bytes / osts_used / min(stripe_size, p.transfer_size)
+    requests = p.data_bytes / osts_used / min(stripe_size, p.transfer_size)
+    return requests * (1.0 - 1.0 / clients_per_ost)
+
+
+def lock_cost(c: Constants, clients_per_ost: float) -> float:
+    """Seconds per lock hand-over: an enqueue, a blocking callback to the holder and its cancel
+    (``lock_time``, client side scaled by ``cpu_factor``); 0 with one client per OST."""
+    return c.lock_time / c.cpu_factor if clients_per_ost > 1.0 else 0.0
 
 
 def cache_capacity(c: Constants, osts_per_node: int) -> float:
@@ -127,16 +134,18 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
     if op == "write":
         per_node = data / p.nodes
         osts_node = min(osts_used, p.ranks_per_node * per_rank)
-        cached = min(per_node, cache_capacity(c, osts_node))
+        # the page cache absorbs writes only when the flush is outside the timed region (no sync)
+        cached = 0.0 if p.sync else min(per_node, cache_capacity(c, osts_node))
         cpu = c.cpu_factor
         copy = ts / (c.call_overhead / cpu + ts / (c.rank_copy_bw * cpu))
         fill = min(c.node_copy_bw * cpu, p.ranks_per_node * copy)
-        terms.append(Term("client cache", "client cache", cached / fill,
-                          f"{cached / 2**20:.4g} MiB per node cached at {fill / 1e9:.3g} GB/s"))
+        if cached > 0:
+            terms.append(Term("client cache", "client cache", cached / fill,
+                              f"{cached / 2**20:.4g} MiB per node cached at {fill / 1e9:.3g} GB/s (flush untimed)"))
         data -= cached * p.nodes
         if locked:
-            sw = lock_switches(p, ss, osts_used, streams)
-            terms.append(Term("extent locks", "lock contention", sw * c.lock_time / cpu,
+            sw = lock_switches(p, ss, osts_used, streams)  # a client holds the extent lock before it caches
+            terms.append(Term("extent locks", "lock contention", sw * lock_cost(c, streams),
                               f"{sw:.4g} lock hand-overs per OST, {streams:.3g} clients per OST"))
         if r.ds_write and p.layout == "strided" and not fpp:
             read = min(osts_used * c.ost_read_bw, p.nodes * c.node_bw * cpu)

@@ -40,6 +40,21 @@ def mapping_imbalance(aggregators: int, targets: int) -> float:
     return math.ceil(targets / aggregators) * aggregators / targets
 
 
+def exchange_time(p: IOPattern, c: Constants, call_bytes: float, active: int) -> float:
+    """Seconds for the busiest of ``active`` aggregators to gather one call's data.
+
+    Each aggregator receives from ``ranks / active`` ranks (``piece_contig`` per message) the
+    ``call_bytes / piece / active`` contiguous pieces of its file domain (``piece_cost`` each: offset
+    lists, flattening, a copy per piece) and their bytes at the slower of ``exchange_bw`` and its
+    share of the node's NIC. Small pieces make the gather piece-bound, large ones byte-bound.
+    """
+    cpu = c.cpu_factor
+    per_node = max(1.0, active / p.nodes)
+    bw = min(c.exchange_bw, c.node_bw / per_node) * cpu
+    pieces = call_bytes / p.piece / active
+    return (p.ranks / active * c.piece_contig + pieces * c.piece_cost) / cpu + call_bytes / active / bw
+
+
 def calls_of(p: IOPattern) -> tuple[int, float]:
     """(collective calls per phase, bytes per call over all ranks)."""
     calls = max(1, math.ceil(p.bytes_per_rank / p.transfer_size))
@@ -65,15 +80,14 @@ def collective(p: IOPattern, r: Resolved, c: Constants, targets: int, round_fn: 
     base = calls * rounds * round_s
     slow = straggler(active, c.straggler_cv / math.sqrt(max(1.0, unit / rpc)))
     cpu = c.cpu_factor
-    pieces = p.ranks / active * c.piece_contig / cpu
-    bw = c.strided_pack_bw if p.layout == "strided" else c.exchange_bw
-    moved = call_bytes / (active * bw * cpu)
+    gather = exchange_time(p, c, call_bytes, active)
     verb = "writes" if op == "write" else "reads"
     terms = [
         Term("collective sync", "collective sync", calls * c.sync_per_rank * p.ranks / cpu,
              f"{calls} call(s) x {p.ranks} ranks"),
-        Term("exchange phase", "exchange phase", calls * (pieces + moved),
-             f"{active} active of {aggs} aggregators, {call_bytes / active / 1e6:.3g} MB each per call"),
+        Term("exchange phase", "exchange phase", calls * gather,
+             f"{active} active of {aggs} aggregators, {call_bytes / active / 1e6:.3g} MB each per call"
+             f" in {call_bytes / p.piece / active:.4g} piece(s) of {p.piece:.4g} B"),
         Term(f"aggregator {verb}", resource, base,
              f"{calls * rounds} round(s) of {unit / 2**20:.3g} MiB"
              + (f", load imbalance x{imb:.2f}" if imb > 1 else "")),

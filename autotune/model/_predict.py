@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from autotune.model._bounds import enforce
 from autotune.model._constants import Constants, constants_for
-from autotune.model._datawarp import (
-    datawarp_collective,
-    datawarp_independent,
-    posix_phase,
-)
+from autotune.model._datawarp import datawarp_collective, datawarp_independent
 from autotune.model._lustre import lustre_collective, lustre_independent
+from autotune.model._mpiio import calls_of
+from autotune.model._posix import posix_collective, posix_independent
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
 from autotune.model._settings import Resolved, resolve
 from autotune.pattern import IOPattern
@@ -33,10 +32,11 @@ def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str) -> Term:
     return Term("open/create", "metadata", secs, f"{creates} create(s), {opens} open(s)")
 
 
-def _phase(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -> tuple[list[Term], list[Limit]]:
+def _phase(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str,
+           cores: int) -> tuple[list[Term], list[Limit]]:
     cb = r.cb_write if op == "write" else r.cb_read
     if fs.kind == "posix":
-        return posix_phase(p, c, op)
+        return posix_collective(p, r, c, cores, op) if cb else posix_independent(p, r, c, cores, op)
     if fs.kind == "lustre":
         return lustre_collective(p, r, c, fs, op) if cb else lustre_independent(p, r, c, fs, op)
     return datawarp_collective(p, r, c, fs, op) if cb else datawarp_independent(p, r, c, fs, op)
@@ -57,8 +57,14 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
     r, eff = resolve(pattern, system, fs, cfg, c)
     phases = []
     for op in pattern.phases:
-        terms, limits = _phase(pattern, r, c, fs, op)
+        terms, limits = _phase(pattern, r, c, fs, op, system.cores_per_node)
+        if op == "write" and r.cb_probe:
+            calls = calls_of(pattern)[0]
+            terms.append(Term("collective sync", "collective sync", calls * c.sync_per_rank * pattern.ranks / c.cpu_factor,
+                              "romio_cb_write=automatic: offsets exchanged per call, then independent writes"))
+        terms, aggregate = enforce(pattern, r, c, fs, op, terms)
         terms.insert(0, metadata_term(pattern, c, fs, op))
+        limits = [*limits, *(lim for lim in aggregate if lim not in limits)]
         phases.append(PhasePrediction(op, pattern.data_bytes, tuple(terms), tuple(limits)))
     notes: list[str] = []
     if cfg.get("cray.cb_write_lock_mode") in (1, "1") and not r.lock_shared:

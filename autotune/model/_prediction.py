@@ -102,6 +102,21 @@ class Prediction:
                 return p
         raise KeyError(op)
 
+    def metric(self, name: str) -> float | None:
+        """The kernels' metric ``name`` (``bandwidth_mib_s``, ``seconds``, ``write_seconds``, ...), or None."""
+        if name == "bandwidth_mib_s":
+            return self.bandwidth_mib_s
+        if name == "seconds":
+            return self.seconds
+        for op in ("write", "read"):
+            phases = [p for p in self.phases if p.op == op]
+            if phases and name in (f"{op}_bandwidth_mib_s", f"{op}_seconds"):
+                secs = sum(p.seconds for p in phases)
+                if name.endswith("seconds"):
+                    return secs
+                return sum(p.bytes for p in phases) / _MIB / secs if secs > 0 else 0.0
+        return None
+
     def scaled(self, factors: list[float]) -> Prediction:
         """The same prediction with each phase's time multiplied by ``factors[i]`` (noise)."""
         phases = tuple(replace(p, scale=p.scale * f) for p, f in zip(self.phases, factors, strict=True))

@@ -29,11 +29,14 @@ SHAHEEN_RESTART = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000
 WRF_FILE = 3_045_341_799
 WRF_3D, WRF_2D = 330 * 275 * 40 * 4, 330 * 275 * 4
 WRF_N3 = 204
+# Assumed: near-square tiles (330*275/1280 = 71 cells per level, ~8.4 x 8.4), so a tile is rows of 8.4
+# cells x 4 B = 34 B pieces in the file.
+WRF_PIECE = 34
 WRF_PARTS = (
     IOPattern(ranks=1280, nodes=40, bytes_per_rank=WRF_N3 * WRF_3D // 1280, transfer_size=WRF_3D // 1280,
-              layout="strided", library="pnetcdf"),
+              layout="strided", library="pnetcdf", piece_size=WRF_PIECE),
     IOPattern(ranks=1280, nodes=40, bytes_per_rank=(432 - WRF_N3) * WRF_2D // 1280, transfer_size=WRF_2D // 1280,
-              layout="strided", library="pnetcdf"),
+              layout="strided", library="pnetcdf", piece_size=WRF_PIECE),
 )
 # One simulated hour: read wrfinput (same layout, collective reads, seed 000 stats) and write two wrfout
 # files (00:00 and 01:00).
@@ -61,6 +64,7 @@ THETA_IOR = IOPattern(ranks=4096, nodes=256, bytes_per_rank=MIB, transfer_size=M
 THETA_COUNTS = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56)
 THETA_SIZES = tuple(s * MIB for s in (1, 2, 4, 8, 16, 32))
 # Seed 001: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
-# 64 MiB block per rank written in transfer-size calls).
-THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB)
+# 64 MiB block per rank written in transfer-size calls) and IOR's default of no fsync (no -e): the seed
+# shows the client cache effect ("independent continues to scale well past OST HDD max BW").
+THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, sync=False)
 THETA_XFER_CFG = {"lustre.stripe_count": 48, "lustre.stripe_size": MIB}

@@ -17,6 +17,7 @@ from autotune.errors import ConfigError
 from autotune.model._constants import Constants
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile
+from autotune.systems._pfl import effective_stripe_count, parse_pfl
 
 _TRI = ("automatic", "enable", "disable")
 
@@ -37,6 +38,7 @@ class Resolved:
     bb_nodes: int = 0           # DataWarp: grains allocated (BB nodes in the allocation)
     bb_wrap: int = 1            # DataWarp: grains on the busiest physical BB node (round-robin wrap)
     bb_physical: int = 0
+    cb_probe: bool = False      # ROMIO "automatic" fell back to independent after exchanging offsets
 
 
 def _tri(config: Mapping[str, Any], key: str) -> str:
@@ -77,7 +79,12 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
     bb_nodes = bb_wrap = bb_phys = 0
     if fs.kind == "lustre":
         osts = fs.osts or 1
-        sc = min(_int(config, "lustre.stripe_count", fs.default_stripe_count), osts)
+        layout = config.get("lustre.pfl", fs.pfl if "lustre.stripe_count" not in config else "")
+        if layout:
+            per_file = pattern.bytes_per_rank if pattern.file_mode == "fpp" else pattern.data_bytes / pattern.files
+            sc = effective_stripe_count(parse_pfl(str(layout)), per_file, osts)
+        else:
+            sc = min(_int(config, "lustre.stripe_count", fs.default_stripe_count), osts)
         ss = _int(config, "lustre.stripe_size", fs.default_stripe_size)
     elif fs.kind == "datawarp":
         bb_nodes, bb_wrap, bb_phys = _bb(pattern, fs, config)
@@ -87,8 +94,11 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
         sc, ss = 1, _int(config, "lustre.stripe_size", 1 << 20)
     cbw, cbr = _tri(config, "mpiio.romio_cb_write"), _tri(config, "mpiio.romio_cb_read")
     collective = pattern.io_mode == "collective" and pattern.file_mode == "shared" and pattern.library != "posix"
-    cb_write = collective and cbw != "disable"
-    cb_read = collective and cbr != "disable"
+    # ROMIO's "automatic" uses two-phase I/O only when the ranks' accesses interleave (ad_write_coll.c);
+    # Cray MPI-IO's default is collective buffering on.
+    interleaved = cray or pattern.layout == "strided"
+    cb_write = collective and (cbw == "enable" or (cbw == "automatic" and interleaved))
+    cb_read = collective and (cbr == "enable" or (cbr == "automatic" and interleaved))
     if cray:
         base = _int(config, "mpiio.cb_nodes", sc if fs.kind != "posix" else pattern.nodes)
         aggs = base * _int(config, "cray.cb_nodes_multiplier", 1)
@@ -110,8 +120,9 @@ def resolve(pattern: IOPattern, system: SystemProfile, fs: FileSystem, config: M
     else:
         aligned = (pattern.ranks * pattern.transfer_size) % cb_buffer == 0 or pattern.transfer_size % cb_buffer == 0
     used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
+    probe = collective and not cray and cbw == "automatic" and not cb_write
     r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
-                 aligned, bb_nodes, bb_wrap, bb_phys)
+                 aligned, bb_nodes, bb_wrap, bb_phys, probe)
     eff: dict[str, Any] = {}
     if fs.kind == "lustre":
         eff.update({"striping_factor": sc, "striping_unit": ss})

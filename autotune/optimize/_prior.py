@@ -22,16 +22,7 @@ def model_metric(space: BoundSpace, config: Mapping[str, Any], metric: str, cons
         pred = predict(space.pattern, space.system, space.fs.name, config, constants=constants)
     except (AutotuneError, ValueError, KeyError, ZeroDivisionError):
         return None
-    if metric in ("bandwidth_mib_s", "seconds"):
-        return pred.bandwidth_mib_s if metric == "bandwidth_mib_s" else pred.seconds
-    for op in ("write", "read"):
-        phases = [p for p in pred.phases if p.op == op]
-        if phases and metric in (f"{op}_bandwidth_mib_s", f"{op}_seconds"):
-            secs = sum(p.seconds for p in phases)
-            if metric.endswith("seconds"):
-                return secs
-            return sum(p.bytes for p in phases) / (1 << 20) / secs if secs > 0 else 0.0
-    return None
+    return pred.metric(metric)
 
 
 def candidates(space: BoundSpace, limit: int = MAX_CANDIDATES, seed: int = 0) -> list[Config]:

@@ -54,15 +54,25 @@ def _sha(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+ABANDONED_S = 120.0  # a trial nobody claimed this long after it was asked was left by a job that gave up
+
+
 def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
-    """Fail the production trials whose job never told before ``expires_at``."""
+    """Fail the production trials whose job never told before ``expires_at``, and trials nobody claimed
+    (no ``worker``) ``ABANDONED_S`` after they started: a job that gave up waiting for the store mid-ask."""
     now = time.time() if now is None else now
     expired = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         deadline = t.user_attrs.get("expires_at")
+        started = t.datetime_start.timestamp() if t.datetime_start else now
+        why = ""
         if t.user_attrs.get("service") and isinstance(deadline, (int, float)) and deadline < now:
+            why = "expired: the job never told its result"
+        elif not t.user_attrs.get("worker") and now - started > ABANDONED_S:
+            why = "abandoned: asked, but never claimed by a job or a campaign worker"
+        if why:
             try:
-                study._storage.set_trial_user_attr(t._trial_id, "error", "expired: the job never told its result")
+                study._storage.set_trial_user_attr(t._trial_id, "error", why)
                 study.tell(t.number, state=TrialState.FAIL)
             except (RuntimeError, ValueError):  # another ask/tell expired it a moment earlier
                 continue
@@ -83,16 +93,18 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
     trial = explore(study, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy) \
         if best is not None and policy.wants_exploration(rng) else None
     source = "explore"
-    if trial is None:
-        source = "best" if best is not None else "default"
-        study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None})
-        trial = study.ask(fixed_distributions=rt.space.distributions())
     token = secrets.token_hex(16)
     now = time.time()
     attrs = {"worker": "service", "service": source, "service_token_sha256": _sha(token), "owner": getpass.getuser(),
              "job_id": job_id, "host": socket.gethostname(), "asked_at": now, "expires_at": now + expire_s}
+    if trial is None:
+        # the trial is born with its service attributes: no moment in which it looks unclaimed
+        attrs["service"] = source = "best" if best is not None else "default"
+        study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None, **attrs})
+        trial = study.ask(fixed_distributions=rt.space.distributions())
     for k, v in attrs.items():
-        trial.set_user_attr(k, v)
+        if trial.user_attrs.get(k) != v:
+            trial.set_user_attr(k, v)
     is_default = bool(trial.user_attrs.get("is_default"))
     return Assignment(c.study, rt.config_of(trial), source, trial.number, token, is_default, now)
 

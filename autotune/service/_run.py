@@ -26,6 +26,13 @@ def _open(rt: Any, create: bool) -> optuna.Study:
         c.workdir.mkdir(parents=True, exist_ok=True)
     if not create:
         return open_study(c, rt.space, create=False)
+    try:
+        study = open_study(c, rt.space, create=False)  # the usual case: set up already, no lock taken
+        if all(study.user_attrs.get(k) == v for k, v in rt.info().items()):
+            return study
+    except ConfigError as exc:
+        if "not found" not in str(exc):
+            raise
     with store_lock(c.storage, "study-setup"):
         study = open_study(c, rt.space)
         for k, v in rt.info().items():
@@ -36,14 +43,24 @@ def _open(rt: Any, create: bool) -> optuna.Study:
 
 def deliver_spool(study: optuna.Study, storage: str) -> int:
     """Deliver the tells this machine could not deliver earlier; returns how many were recorded."""
+    import os
+
     done = 0
     for path, t in pending(storage, study.study_name):
+        mine = path.with_suffix(f".delivering-{os.getpid()}")
+        try:
+            path.rename(mine)  # claimed: another process delivering the spool at the same time skips it
+        except OSError:
+            continue
         try:
             tell(study, t["ref"], value=t.get("value"), failure=t.get("failure"), extra=t.get("extra"))
             done += 1
-        except ConfigError:
+        except (ConfigError, optuna.exceptions.UpdateFinishedTrialError):
             pass  # expired or already told meanwhile: nothing left to deliver
-        path.unlink(missing_ok=True)
+        except Exception:
+            mine.rename(path)  # the store failed again: deliver it next time
+            raise
+        mine.unlink(missing_ok=True)
     return done
 
 

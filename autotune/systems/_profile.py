@@ -10,6 +10,7 @@ from typing import Any
 from autotune._paths import available, find_named
 from autotune._yaml import check_keys, expect, load_yaml, positive_int
 from autotune.errors import ConfigError
+from autotune.systems._pfl import parse_pfl
 from autotune.units import parse_size
 
 FS_KINDS = ("lustre", "datawarp", "posix")
@@ -43,6 +44,7 @@ class FileSystem:
     default_pool: str | None = None
     stripe_size: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    pfl: str = ""  # a progressive file layout that new files get by default ("1GiB:1,eof:8"; model only)
 
     def pool(self, name: str | None = None) -> Pool:
         key = name or self.default_pool
@@ -113,7 +115,7 @@ class SystemProfile:
 
 _FS_KEYS = frozenset({
     "kind", "path", "description", "osts", "oss", "default_stripe_count", "default_stripe_size",
-    "bb_nodes", "pools", "default_pool", "stripe_size", "model",
+    "bb_nodes", "pools", "default_pool", "stripe_size", "model", "pfl",
 })
 _TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model"})
 
@@ -151,7 +153,16 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         pools=pools, default_pool=default_pool,
         stripe_size=parse_size(d["stripe_size"], f"{where}.stripe_size") if "stripe_size" in d else None,
         extra=dict(d.get("model") or {}),
+        pfl=_pfl(d.get("pfl"), f"{where}.pfl") if kind == "lustre" else "",
     )
+
+
+def _pfl(value: Any, where: str) -> str:
+    """A PFL default layout, checked (``"1GiB:1,eof:8"``; "" when absent)."""
+    if value is None:
+        return ""
+    parse_pfl(str(value), where)
+    return str(value)
 
 
 def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:

@@ -67,3 +67,9 @@ class LauncherContract:
         reqs = [self.make_request(tmp_path, f"print({i})", repetition=i) for i in range(3)]
         results = launcher.run_many(reqs)
         assert [r.stdout.strip() for r in results] == ["0", "1", "2"]
+
+    def test_preflight_and_cancel_hooks(self, launcher: BaseLauncher, tmp_path: Path) -> None:
+        note = launcher.preflight([self.make_request(tmp_path, "pass")])  # a request that can run passes
+        assert note is None or (note and "\n" not in note)
+        assert launcher.cancel_active() == []  # nothing queued or running: nothing to cancel
+

@@ -12,7 +12,7 @@ from autotune.space import BoundSpace, Config
 MIB = 1 << 20
 SEARCH = ("autotune", "tpe", "gp", "cmaes", "random", "ga")
 # Constants a mis-calibrated prior gets wrong (each x2 or /2, chosen per seed).
-MISCAL_CONSTANTS = ("ost_write_bw", "oss_bw", "write_latency", "write_stream", "exchange_bw", "strided_pack_bw",
+MISCAL_CONSTANTS = ("ost_write_bw", "oss_bw", "write_latency", "write_stream", "exchange_bw", "piece_cost",
                     "lock_time", "seek_time", "bb_node_bw", "dvs_request", "dvs_node_bw", "sync_per_rank",
                     "node_bw", "piece_contig")
 

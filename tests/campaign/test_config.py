@@ -36,7 +36,7 @@ def test_every_shipped_campaign_file_validates() -> None:
     ({"app": {"kernel": "fio", "ranks": 2}}, "app.kernel: 'fio' is not one of ior, h5write, vpic"),
     ({"app": {"command": "mpirun ./a.out; rm -rf /", "ranks": 2}}, "app.command: .* is not a non-empty list"),
     ({"app": {"kernel": "h5write", "ranks": 0}}, "app.ranks: 0 is not a positive integer"),
-    ({"system": "frontier"}, r"system: 'frontier' not found \(known: cori, local, shaheen2, theta"),
+    ({"system": "frontier"}, r"system: 'frontier' not found \(known: cori, dell-lustre-ee, local, perlmutter, shaheen2, theta"),
     ({"target": {"filesystem": "lustre"}}, "target.filesystem: 'lustre' is not a file system of system 'local'"),
     ({"objective": {"direction": "up"}}, "objective.direction: 'up' is not one of maximize, minimize"),
     ({"budget": {"wall_time": "forever"}}, "budget.wall_time: 'forever' is not a duration"),

@@ -24,7 +24,7 @@ def test_cray_ignores_cb_buffer_size_romio_uses_it(theta: SystemProfile) -> None
     assert a.hints_in_effect["cb_buffer_size"] == MIB  # the stripe size
     romio = parse_system({"name": "r", "mpi": {"flavour": "mpich"},
                           "filesystems": {"l": {"kind": "lustre", "osts": 8}}})
-    b = predict(S.THETA_IOR, romio, None, {"mpiio.cb_buffer_size": 4 * MIB})
+    b = predict(S.THETA_IOR, romio, None, {"mpiio.cb_buffer_size": 4 * MIB, "mpiio.romio_cb_write": "enable"})
     assert b.hints_in_effect["cb_buffer_size"] == 4 * MIB and b.aggregators == S.THETA_IOR.nodes
 
 

@@ -196,3 +196,18 @@ def test_hints_from_the_nearest_recorded_pattern(campaign: Path, tmp_path: Path,
     cap = capsys.readouterr()
     assert "from study 'model-theta-ior'" in cap.err and "nearest pattern (distance 1.0)" in cap.err
     assert "lfs setstripe" in cap.out
+
+
+def test_a_trial_left_half_asked_is_failed_as_abandoned(campaign: Path, capsys: Any) -> None:
+    """A job that gave up waiting for the store mid-ask leaves a RUNNING trial nobody claimed."""
+    from autotune.service import expire_stale
+
+    assert main(["ask", str(campaign), *LONG]) == 0
+    capsys.readouterr()
+    study = study_of(campaign)
+    orphan = study.ask()  # what an interrupted ask leaves: RUNNING, no worker, no service attributes
+    assert expire_stale(study) == []  # not yet: a campaign worker claims its trial within milliseconds
+    assert expire_stale(study, now=time.time() + 200) == [orphan.number]
+    t = study_of(campaign).trials[orphan.number]
+    assert t.state == TrialState.FAIL and "abandoned" in t.user_attrs["error"]
+    assert study_of(campaign).trials[0].state == TrialState.RUNNING  # the real job's trial waits for its tell
