@@ -63,7 +63,7 @@ $(STAMPS)/builddeps: $(STAMPS)/venv
 
 # The project and its Python dependencies (wheels); runs while mpi4py compiles.
 $(STAMPS)/project: $(STAMPS)/builddeps pyproject.toml
-	$(PIP) install -e ".[tracking,ray,samplers,postgres,dev,report]"
+	$(PIP) install -e ".[tracking,ray,samplers,postgres,dev,report,darshan]"
 	touch $@
 
 # h5py from source against parallel HDF5; its build imports mpi4py, hence the order.

@@ -19,10 +19,10 @@ from autotune.systems import FileSystem, SystemProfile, load_system
 from autotune.units import parse_duration, parse_size
 
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
-                      "launcher", "storage", "study", "tracking", "workdir", "executor"})
+                      "launcher", "storage", "study", "tracking", "workdir", "executor", "baseline"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
-                      "hint_files", "cwd"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure"})
+                      "hint_files", "cwd", "reads"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLERS = ("tpe", "random", "grid", "gp", "cmaes", "ga", "autotune")
 DEFAULT_SAMPLER = "autotune"
@@ -43,6 +43,7 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
+    confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
 
     @property
     def maximize(self) -> bool:
@@ -82,6 +83,7 @@ class Campaign:
     data_path: str | None
     executor: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    baseline: dict[str, Any] = field(default_factory=dict)  # the app's own settings (checked when bound)
     source: Path | None = None
     text: str = ""
 
@@ -133,6 +135,17 @@ def _kernel_pattern(kernel: str, args: dict[str, Any], ranks: int) -> dict[str, 
     raise ConfigError(f"app.kernel: {kernel!r} is not one of {', '.join(KERNELS)}")
 
 
+def _reads(value: Any) -> tuple[str, ...]:
+    """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
+    from autotune.space import CATALOGUE
+
+    expect(value, list, "app.reads", "a list of parameter names")
+    for name in value:
+        if name not in CATALOGUE:
+            raise ConfigError(f"app.reads: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
+    return tuple(str(n) for n in value)
+
+
 def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     a = check_keys(d, APP_KEYS, "app")
     has_kernel, has_command = "kernel" in a, "command" in a
@@ -164,13 +177,13 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
-                                                                 "scale", "bytes", "unit"}, "app.metric"))
+                                                                 "scale", "bytes", "unit", "logs"}, "app.metric"))
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
         mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
         env=env, hint_files=tuple(plain_text(h, "app.hint_files", "a file pattern") for h in hint_files),
-        cwd=(base / str(a.get("cwd", "."))).resolve(),
+        cwd=(base / str(a.get("cwd", "."))).resolve(), reads=_reads(a.get("reads", [])),
     )
     return app, metric
 
@@ -219,7 +232,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure)
+    confirm = o.get("confirm", 3)
+    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
+        raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
@@ -243,6 +259,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         storage_url=str(d["storage"]) if d.get("storage") else None, study=str(d.get("study", name)),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
+        baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
     )
 
 

@@ -25,6 +25,7 @@ class Proposal:
     config: Config
     is_default: bool
     initial: bool  # enqueued: the model's pick or a warm-start configuration
+    baseline: bool = False  # enqueued: the campaign's `baseline:` (the app's own settings)
 
 
 class _DryLoop(CampaignLoop):
@@ -48,7 +49,7 @@ def simulate(c: Campaign, rt: Runtime, n: int, value: Callable[[int], float]) ->
             continue
         trial, config = proposed
         out.append(Proposal(trial.number, config, bool(trial.user_attrs.get("is_default")),
-                            bool(trial.user_attrs.get("initial"))))
+                            bool(trial.user_attrs.get("initial")), bool(trial.user_attrs.get("baseline"))))
         trial.set_user_attr("repetitions", [value(len(out) - 1)])
         study.tell(trial, value(len(out) - 1))
     return out
@@ -87,7 +88,7 @@ def proposals(c: Campaign, rt: Runtime, n: int) -> tuple[list[Proposal], bool]:
     same = 0
     for k, p in enumerate(runs[0]):
         agree = all(len(r) > k and r[k] == p for r in runs[1:])
-        if not agree or not (p.is_default or p.initial or start is None or k < start):
+        if not agree or not (p.is_default or p.initial or p.baseline or start is None or k < start):
             break
         same += 1
     return runs[0][:same], same < len(runs[0])

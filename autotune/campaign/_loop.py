@@ -102,6 +102,8 @@ class CampaignLoop:
         if not study.get_trials(deepcopy=False):
             study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
                                 skip_if_exists=True)
+            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
+                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs={"baseline": True})
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
@@ -129,7 +131,14 @@ class CampaignLoop:
         try:
             with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
                 n_now, stopped = self._loop(study)
-            if c.objective.adaptive and c.objective.remeasure > 1 and stopped in ("trials", "wall_time"):
+            finished = stopped in ("trials", "wall_time")
+            if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
+                from autotune.campaign._confirm import confirm_campaign
+
+                conf = confirm_campaign(self.rt, study, c.objective.confirm)
+                for line in conf.lines(c.objective.metric) if conf else []:
+                    self.say(line)
+            elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
             for s, h in old.items():

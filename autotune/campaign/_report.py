@@ -6,6 +6,7 @@ from typing import Any
 
 import optuna
 
+from autotune.campaign._confirm import Confirmation, recommended_config
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, default_trial, ran_trials
 from autotune.hints import Settings, render
@@ -45,15 +46,25 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
     if best is not None:
         is_def = bool(best.user_attrs.get("is_default"))
         config = rt.config_of(best)
-        settings = rt.settings_for(config, is_def)
+        export, export_default = recommended_config(rt, study, best)  # only settings that differ and matter
+        settings = rt.settings_for(export, export_default)
         out.update(best_trial=best.number, best_value=best.value, best_config=config, best_is_default=is_def,
                    best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
+                   recommended_config=export, recommended_is_default=export_default,
                    best_hints_took_effect=bool(best.user_attrs.get("hints_took_effect", True)))
+        if study.user_attrs.get("confirmation"):
+            out["confirmation"] = study.user_attrs["confirmation"]
     if default is not None and default.value is not None:
         out["default_value"] = default.value
         if best is not None and best.value:
             ratio = best.value / default.value if c.objective.maximize else default.value / best.value
             out["speedup_over_default"] = ratio
+    baseline = next((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+                     if t.user_attrs.get("baseline") and t.value is not None), None)
+    if baseline is not None and best is not None and best.value and baseline.value:
+        out["baseline_value"] = baseline.value   # `baseline:` — the app's own settings
+        out["speedup_over_baseline"] = (best.value / baseline.value if c.objective.maximize
+                                        else baseline.value / best.value)
     return out
 
 
@@ -72,12 +83,17 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
         lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {s.get('speedup_over_default', 1.0):.2f}x the default")
+    if "baseline_value" in s:
+        lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
+                     f"{s['speedup_over_baseline']:.2f}x the baseline")
     lines.append("best configuration:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
     if not s["best_hints_took_effect"]:
         lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
+    if "confirmation" in s:
+        lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
     lines.append("hints to paste into your job script:")
-    text = s["hints_text"] if not s["best_is_default"] else "# the system's defaults are best: set nothing"
+    text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]
     return "\n".join(lines)

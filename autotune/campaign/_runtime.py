@@ -11,6 +11,7 @@ from typing import Any
 import optuna
 
 from autotune.campaign._config import Campaign
+from autotune.campaign._reach import unreachable
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, get_launcher
@@ -26,17 +27,23 @@ class Runtime:
     space: BoundSpace
     launcher: BaseLauncher
     extractor: BaseExtractor
+    baseline: Config | None = None
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
     @classmethod
     def build(cls, c: Campaign, launcher: BaseLauncher | None = None) -> Runtime:
-        space = c.space.bind(c.system, c.fs, c.app.pattern)
         if launcher is None:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
+        blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
+        spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
+        space = spec.bind(c.system, c.fs, c.app.pattern)
+        space.notices.extend(blocked.values())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
-        return cls(c, space, launcher, extractor)
+        from autotune.campaign._baseline import baseline_config
+
+        return cls(c, space, launcher, extractor, baseline_config(space, c.baseline))
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
         """The hints a trial applies: only the fixed ones for the default trial (the system's defaults)."""

@@ -130,6 +130,7 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         outcome.stderr_tail = tail(res.stderr, 30)
         outcome.stdout_tail = tail(strip_hints_display(res.stdout), 30)
         return
+    res.info.setdefault("run_dir", str(req.run_dir))  # where a run's own files are (e.g. its Darshan log)
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
     outcome.repetitions.append(m.value)
     outcome.errors.append(m.error)

@@ -75,7 +75,9 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     best = best_trial(study)
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
-    settings = rt.settings_for(rt.config_of(best), bool(best.user_attrs.get("is_default")))
+    from autotune.campaign._confirm import recommended_config
+
+    settings = rt.settings_for(*recommended_config(rt, study, best))  # only settings that differ and matter
     if args.format == "mpich" and c.system.mpi_flavour != "cray-mpich":
         raise AutotuneError(f"--format mpich: MPICH_MPIIO_HINTS is read only by Cray MPICH; system {c.system.name!r} "
                             f"runs {c.system.mpi_flavour}, which ignores it: use --format romio (a ROMIO_HINTS file) "

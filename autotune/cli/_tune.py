@@ -96,6 +96,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         path = out_dir / f"trial-{p.number:04d}.txt"
         path.write_text("\n".join(text) + "\n")
         label = (" (the default configuration)" if p.is_default else
+                 " (the baseline: the app's own settings)" if p.baseline else
                  " (enqueued: model-ranked or warm start)" if p.initial else "")
         print(f"\n# ---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}")
         print(f"# written to {path}")

@@ -10,9 +10,11 @@ from autotune.hints._dialects import (
     render,
     romio_hints_file,
 )
+from autotune.hints._relevance import AGGREGATOR_SETTINGS, inert
 from autotune.hints._settings import BurstBuffer, Settings, Stripe, resolve
 
 __all__ = [
-    "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings", "h5py_snippet", "lfs_setstripe",
+    "AGGREGATOR_SETTINGS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings", "h5py_snippet", "inert",
+    "lfs_setstripe",
     "mpich_mpiio_hints", "render", "resolve", "romio_hints_file",
 ]

@@ -34,6 +34,7 @@ class AppSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     hint_files: tuple[str, ...] = ("*",)
     cwd: Path | None = None  # where a command runs (default: the campaign file's directory)
+    reads: tuple[str, ...] = ()  # parameters a command reads from AUTOTUNE_PARAM_* itself (e.g. hdf5.alignment)
 
     @property
     def ranks(self) -> int:
@@ -104,6 +105,7 @@ class BaseLauncher(abc.ABC):
 
     name: ClassVar[str] = ""
     option_keys: ClassVar[frozenset[str]] = frozenset()
+    runs_command: ClassVar[bool] = True  # False: the app's command never runs (model, replay), every parameter reaches it
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
         self.options: dict[str, Any] = check_keys(dict(options or {}), self.option_keys, where)
@@ -168,7 +170,8 @@ def get_launcher(name: str) -> type[BaseLauncher]:
 def _load_builtin() -> None:
     import importlib
 
-    for mod in ("autotune.launch._local", "autotune.launch._model", "autotune.launch._slurm"):
+    for mod in ("autotune.launch._local", "autotune.launch._model", "autotune.launch._replay",
+                "autotune.launch._slurm"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -100,4 +100,5 @@ def app_command(request: RunRequest, python: str | None = None, data_dir: str | 
               "trial": str(request.trial), "repetition": str(request.repetition),
               "hints_file": env.get("ROMIO_HINTS", "")}
     argv = [_PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], item) for item in app.command]
+    env.update({k: _PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], v) for k, v in app.env.items() if "{" in v})
     return AppCommand(argv, env, files)

@@ -25,6 +25,7 @@ class ModelLauncher(BaseLauncher):
 
     name: ClassVar[str] = "model"
     option_keys: ClassVar[frozenset[str]] = frozenset({"noise", "spread", "tail_probability", "tail_mean"})
+    runs_command: ClassVar[bool] = False
 
     def __init__(self, options: object = None, where: str = "launcher") -> None:
         super().__init__(options, where)  # type: ignore[arg-type]

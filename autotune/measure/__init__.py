@@ -1,6 +1,7 @@
 """Measurements: metric extractors, best-of-N, and which hints took effect."""
 
 from autotune.measure._aggregate import AGGREGATES, aggregate, spread
+from autotune.measure._bootstrap import advantage, interval, median_margin, paired_margin
 from autotune.measure._extract import (
     BaseExtractor,
     JsonExtractor,
@@ -9,10 +10,15 @@ from autotune.measure._extract import (
     WallTimeExtractor,
     find_record,
     get_extractor,
+    register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
+
+# Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
+from autotune.measure import _bench, _darshan, _ior  # noqa: F401  isort: skip
+from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
 
 __all__ = [
     "AGGREGATES",
@@ -24,14 +30,21 @@ __all__ = [
     "MetricUnit",
     "RegexExtractor",
     "WallTimeExtractor",
+    "advantage",
     "aggregate",
+    "check_darshan_header",
     "check_direction",
     "count_aggregators",
     "find_record",
     "get_extractor",
+    "interval",
+    "log_metrics",
+    "median_margin",
     "metric_unit",
+    "paired_margin",
     "parse_hints_blocks",
     "parse_hints_display",
+    "register_extractor",
     "spread",
     "strip_hints_display",
     "to_canonical",

@@ -190,6 +190,12 @@ class WallTimeExtractor(BaseExtractor):
 _REGISTRY: dict[str, type[BaseExtractor]] = {c.name: c for c in (JsonExtractor, RegexExtractor, WallTimeExtractor)}
 
 
+def register_extractor(cls: type[BaseExtractor]) -> type[BaseExtractor]:
+    """Class decorator: make ``cls`` available as ``extractor: <cls.name>``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
 def get_extractor(options: Mapping[str, Any] | None, where: str = "app.metric") -> BaseExtractor:
     """The extractor named by ``options['extractor']`` (default ``json``), built with its options."""
     opts = dict(options or {})

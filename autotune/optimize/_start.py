@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import optuna
 
-from autotune.optimize._prior import model_ranked, scaled_constants
+from autotune.optimize._prior import model_metric, model_ranked, scaled_constants
 from autotune.optimize._warm import warm_start
 from autotune.space import BoundSpace, Config
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from autotune.campaign import Campaign
 
 PRIOR_TOP = 3
+MIN_MODEL_GAIN = 0.01
 
 
 def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
@@ -28,6 +29,14 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
     return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {})}
 
 
+def informative(space: BoundSpace, metric: str, top: Config, constants: Any = None) -> bool:
+    """Whether the model tells the configurations apart here: its top pick differs from the default by more than
+    ``MIN_MODEL_GAIN``. Where it does not model the mechanisms that matter (on a POSIX file system it does not
+    model collective buffering), its ranking is arbitrary and the prior's trials would be wasted."""
+    a, b = model_metric(space, top, metric, constants), model_metric(space, space.default_config(), metric, constants)
+    return a is not None and b is not None and b > 0 and abs(a / b - 1.0) > MIN_MODEL_GAIN
+
+
 def initial_configs(c: Campaign, space: BoundSpace, study: optuna.Study) -> list[Config]:
     """Configurations to enqueue after the default: an earlier campaign's best, then the model's best."""
     out: list[Config] = []
@@ -36,7 +45,9 @@ def initial_configs(c: Campaign, space: BoundSpace, study: optuna.Study) -> list
     prior = prior_spec(c.sampler)
     if prior["top"] > 0:
         constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
-        out += model_ranked(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
+        ranked = model_ranked(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
+        if ranked and informative(space, c.objective.metric, ranked[0], constants):
+            out += ranked
     default = space.default_config()
     unique: list[Config] = []
     for cfg in out:

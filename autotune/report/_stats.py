@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
 from autotune.report._figures import TargetFigures, TrialRow
-
-BOOTSTRAP = 4000
-LEVEL = 0.95
-
-
-def advantage(a: Any, b: Any, maximize: bool) -> Any:
-    """How much better ``a`` is than ``b`` (floats or arrays): +x = x*100% more bandwidth, or x*100% less time."""
-    return a / b - 1.0 if maximize else (b - a) / b
 
 
 def best_of(values: np.ndarray, maximize: bool) -> np.ndarray:
@@ -27,11 +19,6 @@ def bootstrap_best(row: TrialRow, maximize: bool, rng: np.random.Generator, n: i
     reps = np.asarray(row.ok_reps or [row.value or 0.0], dtype=float)
     draws = rng.choice(reps, size=(n, reps.size), replace=True)
     return best_of(draws, maximize)
-
-
-def interval(samples: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
-    lo, hi = np.quantile(samples, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
 
 
 def jitter(f: TargetFigures) -> float:

@@ -25,14 +25,53 @@ def command_request(tmp: Path, argv: list[str], *, timeout: float = 30.0, trial:
                       data_dir=tmp / f"data-{trial}-{repetition}", timeout=timeout)
 
 
-class LauncherContract:
-    """Subclass in a test module and provide the ``launcher`` fixture returning a ``BaseLauncher``.
+class RunContract:
+    """What every launcher does, whether it runs a command or not (``model``, ``replay``).
+
+    Subclass in a test module, provide the ``launcher`` fixture and implement ``ok_request`` (a
+    repetition that succeeds) and ``failing_request`` (one that fails).
+    """
+
+    def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
+        raise NotImplementedError
+
+    def failing_request(self, tmp: Path) -> RunRequest:
+        raise NotImplementedError
+
+    def test_ok_run_has_output(self, launcher: BaseLauncher, tmp_path: Path) -> None:
+        res = launcher.run(self.ok_request(tmp_path))
+        assert res.ok, res.error
+        assert res.stdout.strip()
+
+    def test_failure_is_a_one_line_result(self, launcher: BaseLauncher, tmp_path: Path) -> None:
+        res = launcher.run(self.failing_request(tmp_path))
+        assert not res.ok
+        assert res.error and "\n" not in res.error
+
+    def test_describe_names_the_run_and_runs_nothing(self, launcher: BaseLauncher, tmp_path: Path) -> None:
+        req = self.ok_request(tmp_path)
+        assert launcher.describe(req)
+        assert not req.run_dir.exists() and not req.data_dir.exists()
+
+    def test_run_many_gives_one_result_per_request(self, launcher: BaseLauncher, tmp_path: Path) -> None:
+        results = launcher.run_many([self.ok_request(tmp_path, repetition=i) for i in range(3)])
+        assert len(results) == 3 and all(r.ok for r in results)
+
+
+class LauncherContract(RunContract):
+    """The contract of launchers that run a command. Subclass and provide the ``launcher`` fixture.
 
     The requests run ``sys.executable -c ...`` so the contract needs no MPI.
     """
 
     def make_request(self, tmp: Path, code: str, **kw: object) -> RunRequest:
         return command_request(tmp, [sys.executable, "-c", code], **kw)  # type: ignore[arg-type]
+
+    def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
+        return self.make_request(tmp, "print('{\"metrics\": {\"seconds\": 1.5}}')", repetition=repetition)
+
+    def failing_request(self, tmp: Path) -> RunRequest:
+        return self.make_request(tmp, "import sys; sys.exit(3)")
 
     def test_success_keeps_stdout(self, launcher: BaseLauncher, tmp_path: Path) -> None:
         res = launcher.run(self.make_request(tmp_path, "print('{\"metrics\": {\"seconds\": 1.5}}')"))

@@ -41,7 +41,8 @@ def _scenario(task: Task) -> Scenario:
 def _campaign(sc: Scenario, method: str, seed: int, trials: int, study: str, storage: str = ":memory:",
               sampler_extra: dict[str, Any] | None = None) -> Any:
     over = method_overrides(method, seed, trials)
-    objective = {"metric": sc.metric, "direction": sc.direction, "repeats": 3, **over.get("objective", {})}
+    objective = {"metric": sc.metric, "direction": sc.direction, "repeats": 3, "confirm": 0,  # scored by its own remeasure
+                 **over.get("objective", {})}
     sampler = {**over["sampler"], **(sampler_extra or {})}
     return sc.campaign(objective=objective, sampler=sampler, budget={"trials": trials}, study=study, storage=storage)
 

@@ -46,7 +46,8 @@ def make_campaign(tmp_path: Path, fake_app: Path) -> Any:
                     "metric": {"extractor": "json"}, "pattern": {"bytes_per_rank": "1MiB", "library": "hdf5"}},
             "system": "local",
             "space": "local-romio",
-            "objective": {"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 2},
+            "objective": {"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 2,
+                          "confirm": 0},  # the confirmation has its own tests (test_confirm.py)
             "budget": {"trials": 4, "run_timeout": "20s"},
             "sampler": {"name": "tpe", "seed": 3},
             "workdir": str(tmp_path / "work"),

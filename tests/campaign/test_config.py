@@ -30,7 +30,7 @@ def test_every_shipped_campaign_file_validates() -> None:
 
 
 @pytest.mark.parametrize(("patch", "message"), [
-    ({"colour": "blue"}, r"campaign: unknown key 'colour' \(allowed: app, budget, description, executor"),
+    ({"colour": "blue"}, r"campaign: unknown key 'colour' \(allowed: app, baseline, budget, description, executor"),
     ({"app": {"kernel": "h5write", "ranks": 2, "rnaks": 3}}, "app: unknown key 'rnaks'"),
     ({"app": {"kernel": "ior", "ranks": 2, "args": {"block_size": "-4MiB"}}}, "app.args.block_size: '-4MiB' is negative"),
     ({"app": {"kernel": "fio", "ranks": 2}}, "app.kernel: 'fio' is not one of ior, h5write, vpic"),

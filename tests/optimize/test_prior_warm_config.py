@@ -89,7 +89,10 @@ def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
     assert all(t.user_attrs.get("initial") for t in trials[1:4])
     best = max(trials, key=lambda t: t.value or 0)
     assert best.number in (1, 2, 3)  # the model's choice wins on the model
-    assert "recommended" in res.study.user_attrs  # re-measured before recommending
+    assert "confirmation" in res.study.user_attrs  # re-measured (interleaved with the default) before recommending
+    off = run_campaign(campaign(tmp_path, study="no-confirm", objective={"metric": "write_bandwidth_mib_s",
+                                                                         "adaptive": True, "confirm": 0}), progress=False)
+    assert "recommended" in off.study.user_attrs  # without the confirmation, the adaptive re-measurement
 
 
 def test_adaptive_runs_fewer_repetitions_than_fixed(tmp_path: Path) -> None:

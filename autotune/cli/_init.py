@@ -1,0 +1,57 @@
+"""``autotune init --from-darshan LOG``: write a campaign from what a job did, and say where the headroom is."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from autotune.errors import ConfigError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("init", help="write a campaign file from a Darshan log (and diagnose the job)")
+    p.add_argument("--from-darshan", dest="log", required=True, metavar="LOG", help="the job's .darshan log")
+    p.add_argument("--system", default=None, help="system profile (name or path); default: the one whose file "
+                   "system holds the job's main file")
+    p.add_argument("--nodes", type=int, default=None, help="nodes the job ran on (Darshan does not record them)")
+    p.add_argument("--target", default=None, choices=["model"], help="'model': run the campaign on the performance model")
+    p.add_argument("--name", default=None, help="campaign name (default: from the executable and job id)")
+    p.add_argument("--trials", type=int, default=30, help="budget.trials of the campaign (default 30)")
+    p.add_argument("-o", "--output", default=None, help="campaign file to write (default: print it)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.add_argument("--app-command", nargs=argparse.REMAINDER, default=None,
+                   help="the command to tune (the rest of the line; default: the executable the log records)")
+    p.set_defaults(run=cmd_init)
+
+
+def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    from autotune.darshan import build
+
+    if args.nodes is not None and args.nodes < 1:
+        raise ConfigError(f"--nodes: {args.nodes} must be >= 1")
+    if args.trials < 1:
+        raise ConfigError(f"--trials: {args.trials} must be >= 1")
+    if args.app_command is not None and not args.app_command:
+        raise ConfigError("--app-command: give the command after it (e.g. --app-command ior -a MPIIO -w)")
+    out = Path(args.output) if args.output else None
+    if out is not None and out.exists() and not args.force:
+        raise ConfigError(f"-o: {str(out)!r} exists; pass --force to overwrite it")
+    init = build(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
+                 model=args.target == "model", name=args.name, trials=args.trials)
+    if out is None:
+        sys.stdout.write(init.text)
+    else:
+        out.write_text(init.text)
+        print(f"campaign written to {out}")
+    report = sys.stderr if out is None else sys.stdout
+    d, t = init.derived, init.target
+    print(f"job: {init.log.nprocs} ranks, {', '.join(d.pattern['phases'])}, {d.pattern['file_mode']} "
+          f"{d.pattern['library']} {d.pattern['io_mode']} on {t.system.name}:{t.fs.name} ({t.kind}); space {t.space}",
+          file=report)
+    print("diagnosis (before any run):" if init.findings else "diagnosis: nothing in the log predicts headroom", file=report)
+    for f in init.findings:
+        print("\n".join("  " + ln for ln in f.lines()), file=report)
+    return 0

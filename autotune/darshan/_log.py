@@ -1,0 +1,114 @@
+"""Reading a Darshan log with PyDarshan into per-file figures (no interpretation here).
+
+The header is checked first (magic number, every region present) so that a truncated or foreign
+file is one clear error instead of libdarshan-util's messages or a partial read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autotune.errors import ConfigError
+from autotune.measure import check_darshan_header
+
+_DATA_MODULES = ("POSIX", "MPI-IO")
+WHAT_TO_DO = "give the .darshan file the job left (darshan-parser must read it)"
+
+
+def _check_header(path: Path) -> None:
+    """A complete Darshan 3 log, else one ConfigError saying what it is."""
+    problem = check_darshan_header(path)
+    if problem:
+        what = "copy the whole log again" if problem.startswith("truncated") else WHAT_TO_DO
+        raise ConfigError(f"darshan log {str(path)!r}: {problem}; {what}")
+
+
+@dataclass
+class JobLog:
+    """What one Darshan log says: job facts, mounts, and a data frame per module (counters + fcounters)."""
+
+    path: Path
+    nprocs: int
+    exe: str
+    jobid: int
+    run_time: float
+    modules: list[str]
+    mounts: list[tuple[str, str]]
+    frames: dict[str, Any] = field(default_factory=dict)   # module -> pandas DataFrame with a 'name' column
+    lustre: Any = None                                       # DataFrame of LUSTRE components, or None
+    names: dict[int, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)        # optional modules PyDarshan could not read
+
+    def frame(self, module: str) -> Any:
+        return self.frames.get(module)
+
+    def mount_of(self, name: str) -> tuple[str, str]:
+        """(mount point, file-system type) of a file: the longest mount point prefix."""
+        best = ("", "unknown")
+        for mnt, kind in self.mounts:
+            prefix = mnt.rstrip("/") + "/"
+            if (name.startswith(prefix) or name == mnt) and len(mnt) > len(best[0]):
+                best = (mnt, kind)
+        return best
+
+
+def read_log(path: str | Path, require_data: bool = True) -> JobLog:
+    """Read ``path`` with PyDarshan; one ConfigError for anything that is not a usable log."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"darshan log {str(p)!r}: no such file; {WHAT_TO_DO}")
+    _check_header(p)
+    try:
+        import darshan
+    except ImportError:
+        raise ConfigError("reading Darshan logs needs PyDarshan: pip install 'autotune[darshan]'") from None
+    try:
+        report = darshan.DarshanReport(str(p), read_all=False)
+    except Exception as exc:  # noqa: BLE001 - libdarshan-util reports every failure as RuntimeError
+        raise ConfigError(f"darshan log {str(p)!r}: PyDarshan cannot open it ({exc}); {WHAT_TO_DO}") from None
+    modules = list(report.modules)
+    job = report.metadata.get("job", {})
+    log = JobLog(path=p, nprocs=int(job.get("nprocs", 0) or 0), exe=str(report.metadata.get("exe", "")).strip(),
+                 jobid=int(job.get("jobid", 0) or 0), run_time=float(job.get("run_time", 0.0) or 0.0),
+                 modules=modules, mounts=[(str(m), str(t)) for m, t in getattr(report, "mounts", [])],
+                 metadata=dict(job.get("metadata") or {}))
+    if log.nprocs < 1:
+        raise ConfigError(f"darshan log {str(p)!r}: records {log.nprocs} processes; {WHAT_TO_DO}")
+    present = [m for m in _DATA_MODULES if m in modules]
+    if require_data and not present:
+        raise ConfigError(f"darshan log {str(p)!r}: no POSIX or MPI-IO records (modules: {', '.join(modules) or 'none'}),"
+                          " so there is no I/O pattern to tune; enable Darshan's POSIX/MPI-IO modules for the job "
+                          "(the default) and give that log")
+    for mod in ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "LUSTRE"):
+        if mod not in modules:
+            continue
+        try:
+            _read_module(report, log, mod)
+        except Exception as exc:  # noqa: BLE001 - a damaged region inside a valid header
+            if mod in _DATA_MODULES:
+                raise ConfigError(f"darshan log {str(p)!r}: cannot read its {mod} records ({type(exc).__name__}: "
+                                  f"{exc}); {WHAT_TO_DO}") from None
+            log.skipped.append(f"{mod} ({type(exc).__name__})")  # optional: the pattern does without it
+    log.names = dict(getattr(report, "name_records", {}) or {})
+    if require_data and not any(m in log.frames for m in _DATA_MODULES):
+        raise ConfigError(f"darshan log {str(p)!r}: its POSIX/MPI-IO modules hold no file records, so there is no "
+                          "I/O pattern to tune; give the log of a job that did its I/O with Darshan loaded")
+    return log
+
+
+def _read_module(report: Any, log: JobLog, mod: str) -> None:
+    """One module's records into ``log`` (LUSTRE: its stripe components)."""
+    if mod == "LUSTRE":
+        report.mod_read_all_lustre_records(warnings=False)
+        if "LUSTRE" in report.records and len(report.records["LUSTRE"]):
+            log.lustre = report.records["LUSTRE"].to_df()["components"]
+        return
+    report.mod_read_all_records(mod, warnings=False)
+    frames = report.records[mod].to_df() if mod in report.records else None
+    if frames is not None and len(frames["counters"]):
+        df = frames["counters"].merge(frames["fcounters"], on=["id", "rank"], how="left")
+        df["name"] = [report.name_records.get(i, "") for i in df["id"]]
+        log.frames[mod] = df

@@ -1,0 +1,98 @@
+"""Which system, file system, search space and baseline settings a logged job ran with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from autotune._paths import available
+from autotune.darshan._log import JobLog
+from autotune.darshan._pattern import Derived
+from autotune.errors import ConfigError
+from autotune.systems import FileSystem, SystemProfile, load_system
+
+SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
+
+
+def fs_kind(fs_type: str, mount: str) -> str:
+    """The autotune kind of a mount Darshan recorded: lustre, datawarp (DVS mounts of a DataWarp job), posix."""
+    if fs_type == "lustre":
+        return "lustre"
+    if fs_type == "dvs" and ("/dws/" in mount or "datawarp" in mount.lower() or "/dw_" in mount.lower()):
+        return "datawarp"
+    return "posix"
+
+
+def _fs_by_path(system: SystemProfile, name: str) -> FileSystem | None:
+    path = name.rstrip("/") + "/"
+    hits = [fs for fs in system.filesystems.values() if fs.path and path.startswith(fs.path.rstrip("/") + "/")]
+    return max(hits, key=lambda fs: len(fs.path or ""), default=None)
+
+
+@dataclass
+class Target:
+    system: SystemProfile
+    system_ref: str
+    fs: FileSystem
+    kind: str
+    space: str
+    notes: list[str] = field(default_factory=list)
+
+
+def choose_target(log: JobLog, d: Derived, system: str | None) -> Target:
+    """The profile and file system of the job: ``system`` when given, else the profile whose file system
+    holds the job's main file; a job on a file system no profile knows is an error naming what to pass."""
+    kind = fs_kind(d.fs_type, d.mount)
+    top = d.matter[0].name
+    if system is None:
+        for name in available("search_spaces/systems"):
+            prof = load_system(name)
+            fs = _fs_by_path(prof, top)
+            if fs is not None and fs.kind == kind:
+                return Target(prof, name, fs, kind, SPACE_FOR_KIND[kind])
+        raise ConfigError(
+            f"darshan log {str(log.path)!r}: its main file {top!r} is on "
+            + (f"a {d.fs_type} mount ({d.mount})" if d.mount else "a mount the log does not record")
+            + " that no system profile knows (known: {', '.join(available('search_spaces/systems'))}); pass "
+            "--system NAME, or --system PATH to a copy of a profile describing your site")
+    prof = load_system(system)
+    fs = _fs_by_path(prof, top)
+    notes: list[str] = []
+    if fs is None or fs.kind != kind:
+        same = [f for f in prof.filesystems.values() if f.kind == kind]
+        if not same:
+            raise ConfigError(
+                f"--system {system}: the job's main file is on {kind} ({d.fs_type} at {d.mount or 'unknown'}) but "
+                f"system {prof.name!r} has no {kind} file system (it has: "
+                f"{', '.join(f'{n} ({f.kind})' for n, f in prof.filesystems.items())}); pass a profile that has one")
+        fs = prof.filesystem(prof.default_filesystem) if prof.filesystem(prof.default_filesystem).kind == kind else same[0]
+        notes.append(f"the job ran on {d.fs_type} at {d.mount or 'an unrecorded mount'}; tuned as {prof.name}:{fs.name}")
+    return Target(prof, system, fs, kind, SPACE_FOR_KIND[kind], notes)
+
+
+def job_settings(log: JobLog, d: Derived, target: Target) -> tuple[dict[str, Any], list[str]]:
+    """The settings the job ran with that the log records: the Lustre striping of its main file."""
+    notes: list[str] = []
+    settings: dict[str, Any] = {}
+    if target.kind != "lustre" or log.lustre is None:
+        return settings, notes
+    names = {f.name for f in d.matter}
+    lus = log.lustre.copy()
+    lus["name"] = [log.names.get(i, "") for i in lus["id"]]
+    rows = lus[lus["name"] == d.matter[0].name]
+    if not len(rows):
+        rows = lus[lus["name"].isin(names)]
+    if not len(rows):
+        notes.append("the LUSTRE module has no record of the main file: its striping is unknown")
+        return settings, notes
+    count = int(rows["LUSTRE_COMP_STRIPE_COUNT"].iloc[0])
+    size = int(rows["LUSTRE_COMP_STRIPE_SIZE"].iloc[0])
+    osts = target.fs.osts or count
+    if count > osts:
+        notes.append(f"the job's stripe count {count} exceeds {target.fs.name}'s {osts} OSTs: baseline uses {osts}")
+        count = osts
+    if count >= 1:
+        settings["lustre.stripe_count"] = count
+    if size > 0:
+        settings["lustre.stripe_size"] = size
+    return settings, notes

@@ -1,0 +1,60 @@
+"""The real Darshan logs shipped inside PyDarshan, and Darshan's own figures for them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+darshan = pytest.importorskip("darshan", reason="PyDarshan is the 'darshan' extra: pip install 'autotune[darshan]'")
+
+PACKAGE = Path(os.path.dirname(darshan.__file__))
+LOG_DIRS = [PACKAGE / "examples", PACKAGE / "tests" / "input"]
+PSEUDO = ("<STDIN>", "<STDOUT>", "<STDERR>")
+
+
+def shipped_logs() -> list[Path]:
+    """Every .darshan file under PyDarshan's example and test-input folders (not a hand-picked list)."""
+    return sorted({p for d in LOG_DIRS for p in d.rglob("*.darshan")})
+
+
+def log_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name[:40]}"
+
+
+def darshan_figures(path: Path) -> dict[str, Any]:
+    """What PyDarshan itself reports for a log, computed here straight from its records.
+
+    Per file, the bytes of the layer the app called (MPI-IO when it has bytes for the file, else POSIX);
+    per phase the totals; the ranks of the largest file; the MPI-IO operation counts; module names."""
+    report = darshan.DarshanReport(str(path), read_all=False)
+    figures: dict[str, Any] = {"nprocs": report.metadata["job"]["nprocs"], "modules": list(report.modules)}
+    per_file: dict[int, dict[str, Any]] = {}
+    for mod in ("POSIX", "MPI-IO"):
+        if mod not in report.modules:
+            continue
+        report.mod_read_all_records(mod, warnings=False)
+        if mod not in report.records or not len(report.records[mod]):
+            continue
+        df = report.records[mod].to_df()["counters"]
+        pre = mod.replace("-", "")
+        for fid, rows in df.groupby("id"):
+            name = report.name_records.get(fid, "")
+            if name in PSEUDO:
+                continue
+            w, r = int(rows[f"{pre}_BYTES_WRITTEN"].clip(lower=0).sum()), int(rows[f"{pre}_BYTES_READ"].clip(lower=0).sum())
+            entry = per_file.setdefault(int(fid), {"name": name, "ranks": set()})
+            entry["ranks"] |= set(int(x) for x in rows["rank"])
+            if mod == "POSIX" or w + r > 0:
+                entry.update(written=w, read=r)
+            if mod == "MPI-IO":
+                for k in ("COLL_WRITES", "COLL_READS", "INDEP_WRITES", "INDEP_READS"):
+                    entry[k] = int(rows[f"MPIIO_{k}"].clip(lower=0).sum())
+    files = [f for f in per_file.values() if f.get("written", 0) + f.get("read", 0) > 0]
+    figures["written"] = sum(f["written"] for f in files)
+    figures["read"] = sum(f["read"] for f in files)
+    files.sort(key=lambda f: -(f["written"] + f["read"]))
+    figures["files"] = files
+    return figures

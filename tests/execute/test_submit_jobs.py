@@ -1,0 +1,90 @@
+"""`autotune submit`: a model campaign on a local Ray cluster through the Ray Jobs API, token auth on."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+RAY = Path(sys.executable).with_name("ray")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """A private head node on 127.0.0.1 with token authentication, stopped with its process group."""
+    pytest.importorskip("ray.job_submission", reason="the ray extra is not installed (pip install 'autotune[ray]')")
+    tmp = tmp_path_factory.mktemp("ray")
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    dash = free_port()
+    head = subprocess.Popen([str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+                             f"--port={free_port()}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}",
+                             "--include-dashboard=true", "--num-cpus=1", f"--temp-dir={tmp}", "--disable-usage-stats"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    address = f"http://127.0.0.1:{dash}"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                urllib.request.urlopen(f"{address}/api/version", timeout=5)
+                break
+            except urllib.error.HTTPError:
+                break  # it answers (401 without the token): it is up
+            except OSError:
+                assert head.poll() is None and time.monotonic() < deadline, "ray start --head did not come up"
+                time.sleep(1.0)
+        yield address, env
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+        subprocess.run(["pkill", "-9", "-f", str(tmp)], check=False)  # what the head left, ours only
+
+
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "autotune.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+@pytest.mark.slow
+def test_submit_runs_a_campaign_with_status_logs_and_auth(ray_cluster: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    address, env = ray_cluster
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data.pop("workdir", None)
+    campaign = tmp_path / "campaign.yaml"
+    campaign.write_text(yaml.safe_dump(data))
+    storage = f"sqlite:///{tmp_path / 'optuna.db'}"  # outside the shipped working dir: it outlives the job
+    res = cli("submit", str(campaign), "--address", address, "--python", sys.executable, "--wait",
+              "--tune-args", f"--trials 3 --no-tracking --storage {storage}", env=env)
+    assert res.returncode == 0, res.stderr
+    sid = res.stdout.splitlines()[0]
+    assert sid.startswith("raysubmit_") and "3 trials run" in res.stdout
+    assert cli("submit", "--address", address, "--status", sid, env=env).stdout.strip() == "SUCCEEDED"
+    assert "hints to paste" in cli("submit", "--address", address, "--logs", sid, env=env).stdout
+    import optuna
+
+    assert len(optuna.load_study(study_name=data["name"], storage=storage).trials) >= 3
+    no_token = {k: v for k, v in env.items() if k != "RAY_AUTH_TOKEN"}
+    denied = cli("submit", "--address", address, "--status", sid, env={**no_token, "RAY_AUTH_TOKEN_PATH": "/nonexistent"})
+    assert denied.returncode != 0 and "Traceback" not in denied.stderr  # authentication stays on
+    bad = cli("submit", "--address", address, "--status", "x; rm -rf /", env=env)
+    assert bad.returncode == 2
