@@ -7,6 +7,7 @@ one-line exit-2 error, never a traceback or "internal error".
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import tempfile
@@ -76,7 +77,7 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
 @given(edits=st.lists(st.tuples(st.sampled_from(KEYS), values), min_size=1, max_size=3),
        command=st.sampled_from(["space", "tune", "status", "export"]))
 def test_mutated_campaign_files(edits: list[tuple[str, Any]], command: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):  # relative paths land in tmp
         t = Path(tmp)
         data = model_campaign(t / "work", budget={"trials": 2}, storage=":memory:")
         for key, value in edits:
@@ -88,14 +89,14 @@ def test_mutated_campaign_files(edits: list[tuple[str, Any]], command: str) -> N
         path = write_campaign(t / "c.yaml", text)
         argv = [command, str(path)] + (["--storage", ":memory:"] if command != "space" else [])
         assert_clean(run_cli(*argv))
-        assert not (Path.cwd() / "PWNED").exists()
+        assert not (Path(tmp) / "PWNED").exists()
 
 
 @FUZZ
 @given(text=st.one_of(st.text(max_size=400), st.binary(max_size=400).map(lambda b: b.decode("latin-1"))),
        command=st.sampled_from(["space", "tune", "status", "export"]))
 def test_arbitrary_file_text(text: str, command: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):  # relative paths land in tmp
         path = Path(tmp) / "c.yaml"
         path.write_bytes(text.encode("utf-8", "surrogatepass") if command != "status" else text.encode("latin-1", "replace"))
         argv = [command, str(path)] + (["--workdir", str(Path(tmp) / "w")] if command != "space" else [])
@@ -115,7 +116,7 @@ flag_values = st.one_of(st.text(max_size=30), st.sampled_from(
 @given(command=st.sampled_from(["tune", "status", "export", "space"]),
        flags=st.lists(st.tuples(st.sampled_from(FLAGS), flag_values), max_size=3))
 def test_command_line_arguments(command: str, flags: list[tuple[str, str]]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):  # relative paths land in tmp
         t = Path(tmp)
         path = write_campaign(t / "c.yaml", model_campaign(t / "work", budget={"trials": 2}, storage=":memory:"))
         argv = [command, str(path)]
@@ -126,4 +127,4 @@ def test_command_line_arguments(command: str, flags: list[tuple[str, str]]) -> N
         if command != "space" and "--storage" not in argv:
             argv += ["--storage", ":memory:"]
         assert_clean(run_cli(*argv))
-        assert not (Path.cwd() / "PWNED").exists()
+        assert not (Path(tmp) / "PWNED").exists()
