@@ -10,6 +10,7 @@ from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
 from autotune.campaign import _checks
+from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.launch import KERNELS, AppSpec
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
@@ -256,7 +257,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
-        storage_url=str(d["storage"]) if d.get("storage") else None, study=str(d.get("study", name)),
+        storage_url=str(d["storage"]) if d.get("storage") else None, study=check_study_name(d.get("study", name), "study"),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
         baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 import signal
 import sys
 import time
@@ -18,6 +17,7 @@ from optuna.trial import TrialState
 
 from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
+from autotune.campaign._names import clean_stale_data
 from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
@@ -25,6 +25,7 @@ from autotune.campaign._stores import backfill_tracker, stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
+from autotune.launch._tree import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker, TrialRecord
 
@@ -111,10 +112,11 @@ class CampaignLoop:
         return study
 
     def _clean_stale_data(self) -> None:
-        root = self.c.data_root
-        if root.is_dir():
-            for p in root.glob(f"{self.c.study}-t*-r*"):
-                shutil.rmtree(p, ignore_errors=True)
+        """Kill what an interrupted run left running, then remove this study's own stale data directories."""
+        killed = kill_leftovers(self.c.workdir / "runs")
+        if killed:
+            self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
+        clean_stale_data(self.c.data_root, self.c.study)
 
     def run(self) -> LoopResult:
         note = preflight(self.rt)  # issue 19: a job the scheduler can never start stops the campaign here

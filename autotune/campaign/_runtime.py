@@ -11,6 +11,7 @@ from typing import Any
 import optuna
 
 from autotune.campaign._config import Campaign
+from autotune.campaign._names import data_dir_name
 from autotune.campaign._reach import unreachable
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
@@ -57,7 +58,7 @@ class Runtime:
         return self.campaign.workdir / "runs" / f"trial-{number:04d}" / f"rep-{repetition}"
 
     def data_dir(self, number: int, repetition: int) -> Path:
-        return self.campaign.data_root / f"{self.campaign.study}-t{number:04d}-r{repetition}"
+        return self.campaign.data_root / data_dir_name(self.campaign.study, number, repetition)
 
     def check_target(self) -> None:
         root = self.campaign.data_root

@@ -12,6 +12,7 @@ from autotune.campaign._runtime import Runtime
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
 from autotune.measure import aggregate, parse_hints_display, spread, strip_hints_display, verify_hints
+from autotune.measure._sanity import metric_problem
 from autotune.space import Config
 
 
@@ -132,6 +133,9 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         return
     res.info.setdefault("run_dir", str(req.run_dir))  # where a run's own files are (e.g. its Darshan log)
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
+    problem = metric_problem(rt.campaign.objective.metric, m.value)
+    if problem:  # NaN, Infinity, a negative bandwidth or time: a failed repetition, never a result
+        m.value, m.error = None, problem
     outcome.repetitions.append(m.value)
     outcome.errors.append(m.error)
     outcome.metrics.append(m.metrics)

@@ -32,6 +32,7 @@ def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
     from autotune.campaign import load_campaign
     from autotune.campaign._checks import tracking_uri, workdir_path
+    from autotune.campaign._names import check_study_name
     from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
@@ -41,7 +42,7 @@ def load(args: argparse.Namespace) -> Any:
     if getattr(args, "storage", None):
         kw["storage_url"] = args.storage
     if getattr(args, "study", None):
-        kw["study"] = args.study
+        kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget
     if getattr(args, "trials", None) is not None:
         if args.trials < 1:

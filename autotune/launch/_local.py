@@ -11,6 +11,7 @@ from autotune.errors import ConfigError
 from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
 from autotune.launch._command import app_command
 from autotune.launch._process import run_process
+from autotune.launch._tree import RECORD_NAME
 
 
 @register_launcher
@@ -52,6 +53,7 @@ class LocalLauncher(BaseLauncher):
         full_env = {**os.environ, **env}
         log = request.run_dir / f"rep{request.repetition}"
         cwd = request.app.cwd if request.app.cwd is not None and request.app.kernel is None else request.run_dir
-        result = run_process(argv, full_env, cwd, request.timeout, log_prefix=log)
+        result = run_process(argv, full_env, cwd, request.timeout, log_prefix=log,
+                             record=request.run_dir / RECORD_NAME)
         result.info["command"] = shlex.join(argv)
         return result

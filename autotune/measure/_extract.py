@@ -5,15 +5,21 @@ from __future__ import annotations
 import abc
 import json
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import regex
 
 from autotune._yaml import check_keys
 from autotune.errors import ConfigError, RegistryError
 from autotune.launch import RunResult
 from autotune.measure._units import UNITS, to_canonical, unit_in_text, unit_name
 from autotune.units import parse_size
+
+# the third-party `regex` engine stops a search at a time limit (the standard `re` cannot be interrupted)
+EXTRACT_TIMEOUT_S = 1.0
 
 
 @dataclass
@@ -53,7 +59,7 @@ def find_record(text: str) -> dict[str, Any] | None:
         if line.startswith("{") and line.endswith("}"):
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a record
                 continue
             if isinstance(obj, dict):
                 return obj
@@ -103,8 +109,8 @@ class RegexExtractor(BaseExtractor):
         if not isinstance(pattern, str):
             raise ConfigError(f"{where}.pattern: a regular expression with one group is required")
         try:
-            self.regex = re.compile(pattern, re.MULTILINE)
-        except re.error as exc:
+            self.regex = regex.compile(pattern, regex.MULTILINE)
+        except (regex.error, ValueError, OverflowError) as exc:
             raise ConfigError(f"{where}.pattern: {pattern!r} is not a valid regular expression ({exc})") from None
         if self.regex.groups != 1:
             raise ConfigError(f"{where}.pattern: {pattern!r} must have exactly one group, has {self.regex.groups}")
@@ -121,18 +127,24 @@ class RegexExtractor(BaseExtractor):
         text = {"stdout": result.stdout, "stderr": result.stderr}.get(stream, result.stdout + "\n" + result.stderr)
         found: list[float] = []
         scale = float(self.options.get("scale", 1.0))
-        for m in self.regex.finditer(text):
-            try:
-                raw = float(m.group(1)) * scale
-            except ValueError:
-                continue
-            line_end = text.find("\n", m.end(1))
-            observed = unit_in_text(text[m.end(1):line_end if line_end >= 0 else len(text)])
-            problem = self._unit_problem(observed, metric)
-            if problem:
-                return Measurement(None, error=f"{problem}: {_line_of(text, m.start(1))!r}")
-            unit = self.unit or (observed if "scale" not in self.options else None)  # scale: the user converts
-            found.append(to_canonical(raw, unit) if unit else raw)
+        deadline = time.monotonic() + EXTRACT_TIMEOUT_S
+        try:
+            for m in self.regex.finditer(text, timeout=EXTRACT_TIMEOUT_S):
+                if time.monotonic() > deadline:  # millions of matches
+                    raise TimeoutError
+                try:
+                    raw = float(m.group(1)) * scale
+                except (TypeError, ValueError):
+                    continue
+                observed = unit_in_text(text[m.end(1):m.end(1) + 80].split("\n", 1)[0])  # bounded: no quadratic scan
+                problem = self._unit_problem(observed, metric)
+                if problem:
+                    return Measurement(None, error=f"{problem}: {_line_of(text, m.start(1))!r}")
+                unit = self.unit or (observed if "scale" not in self.options else None)  # scale: the user converts
+                found.append(to_canonical(raw, unit) if unit else raw)
+        except TimeoutError:
+            return Measurement(None, error=f"pattern {self.regex.pattern!r} took more than {EXTRACT_TIMEOUT_S:g}s on "
+                                           f"{stream} (catastrophic backtracking or too many matches?): simplify it")
         if not found:
             return Measurement(None, error=f"pattern {self.regex.pattern!r} not found in {stream}"
                                + explain_no_match(self.regex.pattern, text))

@@ -86,21 +86,34 @@ class NullTracker(BaseTracker):
 
 
 class SafeTracker(BaseTracker):
-    """Wraps a tracker so that its failures are one warning each and never stop the campaign."""
+    """Wraps a tracker so that its failures are one warning each and never stop the campaign.
+
+    A tracker that cannot start, or fails ``GIVE_UP`` times in a row, is switched off for the rest of the
+    campaign (each call to a dead tracking server would cost its whole timeout again).
+    """
 
     name: ClassVar[str] = "safe"
+    GIVE_UP = 3
 
     def __init__(self, inner: BaseTracker) -> None:
         self.inner = inner
         self.failures = 0
+        self.in_a_row = 0
+        self.off = False
 
     def _call(self, what: str, *args: Any) -> None:
+        if self.off:
+            return
         try:
             getattr(self.inner, what)(*args)
+            self.in_a_row = 0
         except Exception as exc:  # noqa: BLE001 - observers must not break the campaign
             self.failures += 1
+            self.in_a_row += 1
+            self.off = what == "start" or self.in_a_row >= self.GIVE_UP
             print(f"autotune: warning: tracker {self.inner.name} {what} failed: {type(exc).__name__}: "
-                  f"{str(exc).splitlines()[0] if str(exc) else ''}", file=sys.stderr)
+                  f"{str(exc).splitlines()[0] if str(exc) else ''}"
+                  + ("; tracking is off for the rest of this campaign" if self.off else ""), file=sys.stderr)
 
     def start(self, info: CampaignInfo) -> None:
         self._call("start", info)

@@ -15,6 +15,10 @@ from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
 STUDY_TAG = "autotune.study"
 STORAGE_TAG = "autotune.storage"
 TRIAL_TAG = "autotune.trial"
+# MLflow's defaults (120 s per request, 7 retries with backoff factor 2) stall ~4 min per call on a dead
+# server; these bound one call to ~2 x 4 s + ~2 s of backoff. A user's own settings win.
+HTTP_LIMITS = {"MLFLOW_HTTP_REQUEST_TIMEOUT": "4", "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "1",
+               "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1"}
 
 
 class MlflowTracker(BaseTracker):
@@ -28,6 +32,8 @@ class MlflowTracker(BaseTracker):
 
     def __init__(self, uri: str, experiment: str, artifacts: str | None = None) -> None:
         os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+        for key, value in HTTP_LIMITS.items():  # an unreachable server: a warning within seconds, not minutes
+            os.environ.setdefault(key, value)
         from mlflow.tracking import MlflowClient
 
         logging.getLogger("mlflow").setLevel(logging.WARNING)
