@@ -7,7 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from autotune._yaml import check_keys, expect, load_yaml, positive_int
+from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
+from autotune.campaign import _checks
 from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
@@ -126,7 +127,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     nodes = positive_int(a.get("nodes", 1), "app.nodes")
     if nodes > ranks:
         raise ConfigError(f"app.nodes: {nodes} exceeds app.ranks ({ranks})")
-    args = dict(check_keys(a.get("args", {}), set(map(str, (a.get("args") or {}).keys())), "app.args"))
+    args = _checks.app_args(a.get("args", {}))
     command: tuple[str, ...] = ()
     pattern_d: dict[str, Any] = {}
     if has_kernel:
@@ -141,7 +142,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     user_pattern = check_keys(a.get("pattern", {}), set(IOPattern.__dataclass_fields__) | {"ranks_per_node"}, "app.pattern")
     merged = {"bytes_per_rank": 1 << 20, **pattern_d, **user_pattern, "ranks": ranks, "nodes": nodes}
     pattern = IOPattern.from_dict(merged, "app.pattern")
-    env = check_keys(a.get("env", {}), set(map(str, (a.get("env") or {}).keys())), "app.env")
+    env = _checks.app_env(a.get("env", {}))
     hint_files = a.get("hint_files", ["*"])
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
@@ -150,7 +151,7 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
         mpiexec=bool(expect(a.get("mpiexec", True), bool, "app.mpiexec", "true or false")),
-        env={str(k): str(v) for k, v in env.items()}, hint_files=tuple(str(h) for h in hint_files),
+        env=env, hint_files=tuple(plain_text(h, "app.hint_files", "a file pattern") for h in hint_files),
         cwd=(base / str(a.get("cwd", "."))).resolve(), reads=_reads(a.get("reads", [])),
     )
     return app, metric
@@ -163,16 +164,15 @@ def _parse_space(value: Any, base: Path) -> SearchSpace:
     space = load_space(str(s["use"]), base)
     for key in ("only", "exclude"):
         if key in s:
-            expect(s[key], list, f"space.{key}", "a list of parameter names")
+            for n in expect(s[key], list, f"space.{key}", "a list of parameter names"):
+                expect(n, str, f"space.{key}", "a list of parameter names")
     return space.customise(only=s.get("only"), exclude=s.get("exclude"), fixed=s.get("fixed"),
                            parameters=s.get("parameters"), where="space")
 
 
 def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None, text: str = "") -> Campaign:
     d = check_keys(data, TOP_KEYS, "campaign", required=("app", "space"))
-    name = str(d.get("name", source.stem if source else "campaign"))
-    if not _NAME_RE.match(name):
-        raise ConfigError(f"name: {name!r} must be letters, digits, '_', '.', '-' (at most 100)")
+    name = _checks.campaign_name(d["name"] if "name" in d else (source.stem if source else "campaign"), _NAME_RE)
     app, metric = _parse_app(expect(d["app"], dict, "app", "a mapping"), base)
     system = load_system(str(d.get("system", "local")), base)
     target = d.get("target", {})
@@ -181,6 +181,9 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
             raise ConfigError("target: 'model' runs on the performance model; remove the launcher or make it 'model'")
         target, d["launcher"] = {}, d.get("launcher", {"name": "model"})
     t = check_keys(target, {"filesystem", "path"}, "target")
+    for key in ("filesystem", "path"):
+        if t.get(key) is not None:
+            plain_text(expect(t[key], str, f"target.{key}", "a string"), f"target.{key}")
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
@@ -216,8 +219,8 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     executor = d.get("executor", {"name": "serial"})
     executor = {"name": executor} if isinstance(executor, str) else dict(expect(executor, dict, "executor", "a mapping"))
     workdir = Path(str(d.get("workdir", Path("autotune-runs") / name))).expanduser()
-    workdir = (Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir
-    tracking = check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking")
+    workdir = _checks.workdir_path((Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir)
+    tracking = _checks.tracking(check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking"))
     path = t.get("path") or fs.path
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
@@ -234,6 +237,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     raw = d.get("sampler", {"name": DEFAULT_SAMPLER})
     sampler = dict(check_keys({"name": raw} if isinstance(raw, str) else raw, SAMPLER_KEYS, "sampler"))
     sampler.setdefault("name", DEFAULT_SAMPLER)
+    _checks.sampler_values(sampler)
     SAMPLERS.check(sampler["name"])
     prior = sampler.get("prior")
     if isinstance(prior, dict):
@@ -258,4 +262,4 @@ def load_campaign(path: str | Path) -> Campaign:
     """Read and validate a campaign file; every problem is a one-line ConfigError."""
     p = Path(path)
     data = load_yaml(p, "campaign file")
-    return parse_campaign(data, p.resolve().parent, source=p.resolve(), text=p.read_text())
+    return parse_campaign(data, p.resolve().parent, source=p.resolve(), text=read_text(p, "campaign file"))

@@ -21,6 +21,7 @@ from autotune.campaign._names import clean_stale_data
 from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
 from autotune.campaign._runtime import Runtime
+from autotune.campaign._stores import backfill_tracker, stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
@@ -128,9 +129,11 @@ class CampaignLoop:
             name=c.name, study=c.study, storage=c.storage, app=c.app.name, system=c.system.name, filesystem=c.fs.name,
             launcher=str(c.launcher["name"]), space=c.space.name, objective=f"{c.objective.direction} {c.objective.metric}",
             command_line=self.command_line, campaign_text=c.text))
+        backfill_tracker(self.tracker, self.rt, study)  # trials a failed write (full disk) left out of MLflow
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
         try:
-            n_now, stopped = self._loop(study)
+            with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
+                n_now, stopped = self._loop(study)
             finished = stopped in ("trials", "wall_time")
             if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign._confirm import confirm_campaign

@@ -31,13 +31,14 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
     from autotune.campaign import load_campaign
+    from autotune.campaign._checks import tracking_uri, workdir_path
     from autotune.campaign._names import check_study_name
     from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
     kw: dict[str, Any] = {}
-    if getattr(args, "workdir", None):
-        kw["workdir"] = Path(args.workdir).expanduser().resolve()
+    if getattr(args, "workdir", None) is not None:
+        kw["workdir"] = workdir_path(Path(args.workdir).expanduser().resolve(), "--workdir")
     if getattr(args, "storage", None):
         kw["storage_url"] = args.storage
     if getattr(args, "study", None):
@@ -47,7 +48,7 @@ def load(args: argparse.Namespace) -> Any:
         if args.trials < 1:
             raise AutotuneError(f"--trials: {args.trials} must be >= 1")
         budget = replace(budget, trials=args.trials)
-    if getattr(args, "budget", None):
+    if getattr(args, "budget", None) is not None:
         budget = replace(budget, trials=budget.trials if args.trials is not None else None,
                          wall_time=parse_duration(args.budget, "--budget"))
     kw["budget"] = budget
@@ -56,8 +57,8 @@ def load(args: argparse.Namespace) -> Any:
             raise AutotuneError(f"--repeats: {args.repeats} must be >= 1")
         kw["objective"] = replace(c.objective, repeats=args.repeats)
     tracking = dict(c.tracking)
-    if getattr(args, "tracking_uri", None):
-        tracking["uri"] = args.tracking_uri
+    if getattr(args, "tracking_uri", None) is not None:
+        tracking["uri"] = tracking_uri(args.tracking_uri, "--tracking-uri")
     if getattr(args, "no_tracking", False):
         tracking["enabled"] = False
     kw["tracking"] = tracking

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from autotune._yaml import plain_text
 from autotune.cli._common import add_overrides, load
 from autotune.errors import AutotuneError
 from autotune.hints import DIALECTS
@@ -82,7 +83,8 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise AutotuneError(f"--format mpich: MPICH_MPIIO_HINTS is read only by Cray MPICH; system {c.system.name!r} "
                             f"runs {c.system.mpi_flavour}, which ignores it: use --format romio (a ROMIO_HINTS file) "
                             "or --format env")
-    patterns = args.files.split(",") if args.files else list(c.app.hint_files)
+    patterns = [plain_text(f, "--files", "file patterns") for f in args.files.split(",")] if args.files \
+        else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
     return 0
 

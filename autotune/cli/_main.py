@@ -6,16 +6,25 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _submit, _tune
+from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
 COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line: control characters of the arguments are shown escaped."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
+    parser = _Parser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     for module in COMMANDS:
         module.register(sub)
@@ -23,7 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; output to a closed pipe (`autotune ... | head`) is dropped quietly."""
+    with guard_stdout():
+        return _run(list(sys.argv[1:] if argv is None else argv))
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args, argv))
@@ -36,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("AUTOTUNE_DEBUG"):
             raise
+        line = describe(exc)  # a full/read-only disk, a corrupt or unreachable store: not a bug
+        if line is not None:
+            print(f"autotune: error: {' '.join(line.split())}", file=sys.stderr)
+            return 2
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         print(f"autotune: internal error: {type(exc).__name__}: {first} (AUTOTUNE_DEBUG=1 shows the traceback)",
               file=sys.stderr)

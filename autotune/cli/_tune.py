@@ -29,6 +29,9 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     rt = Runtime.build(c)
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
+    from autotune.campaign._stores import prepare_stores
+
+    prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = None
     if c.tracking.get("enabled", True):
         c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there

@@ -9,6 +9,7 @@ Many campaigns: ``map`` runs one task per campaign (``run_campaign_task``), with
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
@@ -23,6 +24,24 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 _RUNTIMES: dict[str, Any] = {}
+
+
+LOOPBACK = "127.0.0.1"
+
+
+def loopback_only() -> None:
+    """Make a local Ray bind every server (GCS, raylet, workers, agents) to 127.0.0.1.
+
+    Ray 2.x binds its gRPC servers to all interfaces unless the node's address is the loopback one,
+    and resolves "127.0.0.1" given to ``ray.init`` to the machine's external address unless
+    ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` is off (its single-machine mode). The variable must be
+    set before ``ray`` is imported (Ray's child processes inherit it); if ``ray`` was imported
+    already, its constant is updated too.
+    """
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        setattr(constants, "ENABLE_RAY_CLUSTER", False)  # noqa: B010 - a module constant mypy cannot see
 
 
 def _trial_task(c: Campaign, number: int, config: dict[str, Any], is_default: bool, retry_of: int | None,
@@ -79,8 +98,10 @@ class RayExecutor(BaseExecutor):
 
     # --- Ray instance --------------------------------------------------------------------------
     def start(self, needed: Sequence[str] = ()) -> None:
-        """Connect to ``address`` or start a private local instance (127.0.0.1, no token auth)."""
+        """Connect to ``address`` or start a private local instance (127.0.0.1 only, no token auth)."""
         ray = require("ray", "ray", "the ray executor")
+        if not self.address:
+            loopback_only()
 
         if not ray.is_initialized():
             if self.address:
@@ -92,8 +113,14 @@ class RayExecutor(BaseExecutor):
                 os.environ["PYTHONPATH"] = path  # workers import the caller's modules (evaluation/)
                 res = {**local_resources(), **{r: 1.0 for r in needed if r}, **self.extra_resources}
                 ray.init(num_cpus=self.num_cpus, resources=res, include_dashboard=False, log_to_driver=False,
-                         configure_logging=False, _node_ip_address="127.0.0.1", namespace="autotune")
+                         configure_logging=False, _node_ip_address=LOOPBACK, dashboard_host=LOOPBACK,
+                         namespace="autotune")
                 self._started = True
+                node_ip = ray.util.get_node_ip_address()
+                if node_ip != LOOPBACK:  # Ray would listen on (and advertise) an external address
+                    self.close()
+                    raise ConfigError(f"executor: the local Ray instance took the address {node_ip}, not {LOOPBACK}: "
+                                      "refusing to run it on a shared network (set executor.address to use a cluster)")
         have = ray.cluster_resources()
         missing = sorted(r for r in needed if r and have.get(r, 0) < 1)
         if missing:

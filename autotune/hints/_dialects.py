@@ -1,14 +1,21 @@
 """Settings -> each dialect users paste into a job script: MPICH_MPIIO_HINTS, ROMIO hints file,
-``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings, environment, JSON."""
+``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings, environment, JSON.
+
+Nothing printed here can break out of its line: every key and value is checked for control
+characters (a newline would start a new file line or a new shell command) and every word a shell
+reads is ``shlex.quote``d, so pasting a snippet runs exactly the one command it shows.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from autotune._registry import NOT_ONE_OF, Registry
+from autotune._yaml import plain_text
 from autotune.errors import ConfigError
 from autotune.hints._settings import Settings
 from autotune.units import lfs_size
@@ -20,14 +27,36 @@ for _name, _what in (("mpich", "export MPICH_MPIIO_HINTS=... (Cray MPICH)"), ("r
                      ("env", "shell lines for the system's MPI"), ("json", "everything as JSON")):
     DIALECTS.register(_name, _what)
 FORMATS = tuple(DIALECTS.names())
+_SHELL_VAR = re.compile(r"^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$")
+_HINT_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def _checked(info: dict[str, str]) -> dict[str, str]:
+    """``info`` after checking every key is a plain hint name and every value one line of text."""
+    for key, value in info.items():
+        if not _HINT_KEY.match(str(key)):
+            raise ConfigError(f"hint {key!r}: not a hint name (letters, digits, '_', '.', '-')")
+        plain_text(value, f"hint {key}", "a hint value")
+    return info
+
+
+def shell_path(path: str) -> str:
+    """``path`` as one shell word: a lone ``$VAR``/``${VAR}`` stays a (double-quoted) variable, anything
+    else is single-quoted, so ``$(...)``, backquotes, ``;`` and spaces are never interpreted."""
+    plain_text(path, "--path", "a directory")
+    return f'"{path}"' if _SHELL_VAR.match(path) else shlex.quote(path)
 
 
 def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) -> str:
     """Cray's ``MPICH_MPIIO_HINTS`` value: ``pattern:key=value:key=value[,pattern2:...]``."""
     if not info:
         return ""
-    for key, value in info.items():
-        if any(c in f"{key}{value}" for c in ",:= \n"):
+    for p in patterns:  # checked for control characters at load (app.hint_files, --files)
+        if any(c in p for c in ",: \n\r"):
+            raise ConfigError(f"hint file pattern {p!r} cannot be written in MPICH_MPIIO_HINTS "
+                              "(contains , : space or a newline)")
+    for key, value in _checked(info).items():
+        if any(c in f"{key}{value}" for c in ",:= "):
             raise ConfigError(f"hint {key}={value!r} cannot be written in MPICH_MPIIO_HINTS (contains , : = or space)")
     body = ":".join(f"{k}={v}" for k, v in sorted(info.items()))
     return ",".join(f"{p}:{body}" for p in patterns)
@@ -35,15 +64,15 @@ def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) ->
 
 def romio_hints_file(info: dict[str, str]) -> str:
     """A ``ROMIO_HINTS`` file: one ``key value`` per line."""
-    return "".join(f"{k} {v}\n" for k, v in sorted(info.items()))
+    return "".join(f"{k} {v}\n" for k, v in sorted(_checked(info).items()))
 
 
 def lfs_setstripe(settings: Settings, path: str = "$OUTPUT_DIR") -> str:
     """``lfs setstripe -c N -S SIZE DIR`` for the striping (empty when the target is not Lustre)."""
     if settings.stripe is None:
         return ""
-    quoted = path if path.startswith("$") else shlex.quote(path)
-    return f"lfs setstripe -c {settings.stripe.count} -S {lfs_size(settings.stripe.size)} {quoted}"
+    count, size = int(settings.stripe.count), int(settings.stripe.size)
+    return f"lfs setstripe -c {count} -S {lfs_size(size)} {shell_path(path)}"
 
 
 def dw_lines(settings: Settings, stage_in: str | None = None, stage_out: str | None = None) -> list[str]:
@@ -51,6 +80,10 @@ def dw_lines(settings: Settings, stage_in: str | None = None, stage_out: str | N
     if settings.bb is None:
         return []
     bb = settings.bb
+    for text, what in ((bb.pool, "DataWarp pool"), (bb.capacity, "capacity"), (stage_in or "", "stage_in"),
+                       (stage_out or "", "stage_out")):
+        if plain_text(text, what, "one word").split() not in ([text], []):
+            raise ConfigError(f"{what}: {text!r} contains a space (a #DW line takes one word per value)")
     lines = [f"#DW jobdw type=scratch access_mode=striped capacity={bb.capacity} pool={bb.pool}"]
     if stage_in:
         lines.append(f"#DW stage_in type=directory source={stage_in} destination=$DW_JOB_STRIPED")
@@ -102,8 +135,10 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
             if value:
                 lines.append(f"export MPICH_MPIIO_HINTS={shlex.quote(value)}")
         elif settings.info:
-            lines.append(f"cat > {romio_file} <<'EOF'\n{romio_hints_file(settings.info)}EOF")
-            lines.append(f"export ROMIO_HINTS=\"$PWD/{romio_file}\"")
+            body = " ".join(shlex.quote(line) for line in romio_hints_file(settings.info).splitlines())
+            target = shlex.quote(plain_text(romio_file, "ROMIO hints file", "a file name"))
+            lines.append(f"printf '%s\\n' {body} > {target}")
+            lines.append(f'export ROMIO_HINTS="$PWD"/{target}')
         if settings.stripe:
             lines.append(lfs_setstripe(settings, path))
         return "\n".join(lines) or "# defaults: nothing to set"

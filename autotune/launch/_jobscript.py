@@ -142,7 +142,7 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
     else:
         lines.append(f"DATA_DIR={shlex.quote(str(req.data_dir))}")
     lines.append('mkdir -p "$DATA_DIR"')
-    stripe = lfs_setstripe(req.settings, "$DATA_DIR").replace("$DATA_DIR", '"$DATA_DIR"')
+    stripe = lfs_setstripe(req.settings, "$DATA_DIR")  # a lone $VAR comes back double-quoted
     if stripe:
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + stripe)
     env = dict(cmd.env)

@@ -121,6 +121,9 @@ class RegexExtractor(BaseExtractor):
             raise ConfigError(f"{where}.stream: {self.options['stream']!r} is not one of stdout, stderr, both")
         if self.options.get("aggregate", "last") not in ("last", "sum", "max", "min"):
             raise ConfigError(f"{where}.aggregate: {self.options['aggregate']!r} is not one of last, sum, max, min")
+        scale = self.options.get("scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
+            raise ConfigError(f"{where}.scale: {scale!r} is not a positive number")
 
     def extract(self, result: RunResult, metric: str) -> Measurement:
         stream = self.options.get("stream", "stdout")

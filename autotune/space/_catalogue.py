@@ -20,6 +20,7 @@ class Known:
     why_not: str
     help: str
     aligns_with: tuple[str, ...] = ()  # parameters whose value this one should often equal (a search move)
+    minimum: int | None = None  # the smallest meaningful value (a fixed value or a range below it is refused)
 
 
 _ROMIO = "system.mpi in ['mpich', 'cray-mpich']"
@@ -27,17 +28,17 @@ _CRAY = "system.mpi == 'cray-mpich'"
 
 CATALOGUE: dict[str, Known] = {k.name: k for k in (
     Known("lustre.stripe_count", "int", "striping_factor", "fs.kind == 'lustre'",
-          "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)"),
+          "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)", minimum=1),
     Known("lustre.stripe_size", "size", "striping_unit",
           "fs.kind == 'lustre' or (fs.kind == 'datawarp' and system.mpi == 'cray-mpich')",
           "stripe size needs a Lustre target (or Cray MPI-IO on DataWarp)",
-          "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size"),
+          "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size", minimum=1),
     Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
           "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)",
-          aligns_with=("lustre.stripe_count", "bb.nodes")),  # seed 000: aggregators = stripe count / BB nodes
+          aligns_with=("lustre.stripe_count", "bb.nodes"), minimum=1),  # seed 000: aggregators = stripe count / BB nodes
     Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", "system.mpi == 'mpich'",
           "Cray MPI-IO ignores cb_buffer_size (its collective buffer is the stripe size)",
-          "collective buffer per aggregator (ROMIO)"),
+          "collective buffer per aggregator (ROMIO)", minimum=1),
     Known("mpiio.cb_config_list", "choice", "cb_config_list", "system.mpi == 'mpich'",
           "only upstream ROMIO places aggregators by cb_config_list",
           "aggregator placement, e.g. '*:1' (one per node, default) or '*:*'"),
@@ -52,13 +53,13 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
     Known("mpiio.romio_no_indep_rw", "choice", "romio_no_indep_rw", _ROMIO, "needs a ROMIO-based MPI-IO",
           "promise that all I/O is collective ('true'/'false'); required by Cray lock mode 1"),
     Known("cray.cb_nodes_multiplier", "int", "cray_cb_nodes_multiplier", _CRAY, "a Cray MPI-IO hint",
-          "aggregators per stripe (total aggregators = cb_nodes x multiplier)"),
+          "aggregators per stripe (total aggregators = cb_nodes x multiplier)", minimum=1),
     Known("cray.cb_write_lock_mode", "int", "cray_cb_write_lock_mode", _CRAY, "a Cray MPI-IO hint",
-          "0 = standard extent locks, 1 = one shared lock (all-collective MPI-IO apps only)"),
+          "0 = standard extent locks, 1 = one shared lock (all-collective MPI-IO apps only)", minimum=0),
     Known("hdf5.alignment", "size", None, "app.library == 'hdf5'", "the app does not use HDF5",
-          "H5Pset_alignment: objects >= threshold aligned to this many bytes (1 = off)"),
+          "H5Pset_alignment: objects >= threshold aligned to this many bytes (1 = off)", minimum=1),
     Known("bb.nodes", "int", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
-          "burst-buffer nodes (capacity = nodes x granularity)"),
+          "burst-buffer nodes (capacity = nodes x granularity)", minimum=1),
     Known("bb.pool", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
           "DataWarp pool (granularity differs per pool)"),
 )}

@@ -8,7 +8,7 @@ from typing import Any
 
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 
-from autotune._yaml import check_keys, expect
+from autotune._yaml import check_keys, expect, plain_text
 from autotune.errors import ConfigError
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr
@@ -63,6 +63,8 @@ class ParamSpec:
                 raise ConfigError(f"{w}.choices: at least one choice is required")
             for c in choices:
                 expect(c, (int, float, str, bool), f"{w}.choices", "a list of numbers or strings")
+                if isinstance(c, str):  # a choice becomes a hint value in files, environments and snippets
+                    plain_text(c, f"{w}.choices", "a choice")
             default = d.get("default", choices[0])
             if default not in choices:
                 raise ConfigError(f"{w}.default: {default!r} is not one of the choices {choices}")
@@ -93,6 +95,9 @@ class ParamSpec:
             raise ConfigError(f"{self.name}.low: {low} must be >= 1 for a {'pow2' if self.type == 'pow2' else 'log'} range")
         if high < low:
             raise ConfigError(f"{self.name}: high {high} is below low {low} on this target")
+        minimum = CATALOGUE[self.name].minimum
+        if minimum is not None and (self.type != "pow2" and low < minimum):
+            raise ConfigError(f"{self.name}.low: {low} is below {minimum} (the smallest meaningful value)")
         if self.type == "pow2":
             lo_e, hi_e = math.ceil(math.log2(low)), math.floor(math.log2(high))
             if hi_e < lo_e:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune._paths import available, find_named
-from autotune._yaml import check_keys, expect, load_yaml
+from autotune._yaml import check_keys, expect, load_yaml, plain_text
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
@@ -57,15 +57,21 @@ def default_rules() -> list[Rule]:
 def _fixed_value(name: str, value: Any, where: str) -> Scalar:
     if name not in CATALOGUE:
         raise ConfigError(f"{where}: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
-    kind = CATALOGUE[name].kind
-    if kind == "size":
-        return parse_size(value, f"{where}.{name}")
-    if kind == "int":
+    known = CATALOGUE[name]
+    if known.kind == "size":
+        n = parse_size(value, f"{where}.{name}")
+    elif known.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}.{name}: {value!r} is not an integer")
+        n = value
+    else:
+        expect(value, (str, int, bool), f"{where}.{name}", "a string or number")
+        if isinstance(value, str):
+            plain_text(value, f"{where}.{name}", "a value")
         return value
-    expect(value, (str, int, bool), f"{where}.{name}", "a string or number")
-    return value
+    if known.minimum is not None and n < known.minimum:
+        raise ConfigError(f"{where}.{name}: {value!r} is below {known.minimum} (expected an integer >= {known.minimum})")
+    return n
 
 
 @dataclass(frozen=True)
@@ -100,8 +106,10 @@ class SearchSpace:
         for n in list(only or []) + list(exclude or []):
             if n not in names:
                 raise ConfigError(f"{where}: {n!r} is not a parameter of space {self.name!r} (has: {', '.join(sorted(names))})")
+        fixed = check_keys(fixed, None, f"{where}.fixed")
+        parameters = check_keys(parameters, None, f"{where}.parameters")
         new_fixed = dict(self.fixed)
-        for n, v in (fixed or {}).items():
+        for n, v in fixed.items():
             new_fixed[n] = _fixed_value(n, v, f"{where}.fixed")
         replaced = {n: ParamSpec.parse(n, v, f"{where}.parameters") for n, v in (parameters or {}).items()}
         params = [replaced.pop(p.name, p) for p in self.params]

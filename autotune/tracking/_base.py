@@ -66,6 +66,9 @@ class BaseTracker(abc.ABC):
     def finish(self, summary: Mapping[str, Any]) -> None:
         """Record the campaign's summary (best value, best configuration, default value)."""
 
+    def abort(self, reason: str) -> None:  # noqa: B027 - optional hook, nothing to do by default
+        """The campaign stopped on an error (e.g. a full disk): close the record as failed, not RUNNING."""
+
 
 class NullTracker(BaseTracker):
     """Tracks nothing (``tracking: {enabled: false}``)."""
@@ -123,6 +126,9 @@ class SafeTracker(BaseTracker):
 
     def finish(self, summary: Mapping[str, Any]) -> None:
         self._call("finish", summary)
+
+    def abort(self, reason: str) -> None:
+        self._call("abort", reason)
 
 
 TRACKERS: Registry[type[BaseTracker]] = Registry("tracker", "tracking")

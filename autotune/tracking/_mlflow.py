@@ -136,3 +136,10 @@ class MlflowTracker(BaseTracker):
         if isinstance(hints, str):
             self.client.log_text(self.parent_id, hints, "best_hints.txt")
         self.client.set_terminated(self.parent_id, status="FINISHED")
+
+    def abort(self, reason: str) -> None:
+        """Close the parent run as FAILED with the reason (a resumed campaign sets it RUNNING again)."""
+        if self.parent_id is None:
+            return
+        self.client.set_tag(self.parent_id, "autotune.stopped", reason[:500])
+        self.client.set_terminated(self.parent_id, status="FAILED")

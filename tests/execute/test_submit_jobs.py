@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from autotune.testing._net import descendants, is_loopback, listeners
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
 RAY = Path(sys.executable).with_name("ray")
 
@@ -32,7 +34,9 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     """A private head node on 127.0.0.1 with token authentication, stopped with its process group."""
     pytest.importorskip("ray.job_submission", reason="the ray extra is not installed (pip install 'autotune[ray]')")
     tmp = tmp_path_factory.mktemp("ray")
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    # token auth on; a single-machine head (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0) so it listens on 127.0.0.1 only
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+           "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     dash = free_port()
     head = subprocess.Popen([str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
                              f"--port={free_port()}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}",
@@ -50,6 +54,10 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
             except OSError:
                 assert head.poll() is None and time.monotonic() < deadline, "ray start --head did not come up"
                 time.sleep(1.0)
+        found = listeners(descendants(head.pid))
+        assert found, "the head's processes should hold listening sockets (the check would be empty otherwise)"
+        exposed = [(a, p) for a, p, _ in found if not is_loopback(a)]
+        assert not exposed, f"the test's Ray head listens beyond loopback: {exposed}"
         yield address, env
     finally:
         os.killpg(head.pid, signal.SIGTERM)

@@ -1,0 +1,107 @@
+"""Checks of the campaign values that reach a process, a file or a store (kept out of ``_config``).
+
+Every function raises a one-line ``ConfigError`` naming the key, the value and what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from autotune._yaml import check_keys, expect, plain_text
+from autotune.errors import ConfigError
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SEED_MAX = 2**32 - 1  # numpy's and Optuna's seed range
+TRACKING_SCHEMES = ("sqlite", "postgresql", "mysql", "http", "https", "file")
+# Pseudo file systems: a work directory there is never what a user meant (and writes fail oddly).
+FORBIDDEN_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def app_args(value: Any) -> dict[str, Any]:
+    """``app.args``: a mapping of argument name -> scalar or list (the kernel checks the values)."""
+    return check_keys(value, None, "app.args")
+
+
+def app_env(value: Any) -> dict[str, str]:
+    """``app.env``: a mapping of valid variable names -> one-line scalar values."""
+    env = check_keys(value, None, "app.env")
+    out: dict[str, str] = {}
+    for key, v in env.items():
+        if not ENV_NAME.match(key):
+            raise ConfigError(f"app.env: {key!r} is not a valid environment variable name (letters, digits, '_')")
+        if v is None or isinstance(v, (dict, list)):
+            raise ConfigError(f"app.env.{key}: {v!r} is not a string or number")
+        out[key] = plain_text(v, f"app.env.{key}", "a value")
+    return out
+
+
+def campaign_name(value: Any, pattern: re.Pattern[str], where: str = "name") -> str:
+    """A campaign or study name: a non-null string (or number) matching ``pattern``."""
+    if value is None or isinstance(value, (bool, dict, list)):
+        raise ConfigError(f"{where}: {value!r} is not a name (letters, digits, '_', '.', '-'; at most 100)")
+    name = str(value)
+    if not pattern.match(name):
+        raise ConfigError(f"{where}: {name!r} must be letters, digits, '_', '.', '-' (at most 100)")
+    return name
+
+
+def sampler_values(sampler: dict[str, Any]) -> None:
+    """``sampler.seed`` in 0..2^32-1, ``startup_trials`` >= 0, ``options`` a mapping."""
+    seed = sampler.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
+        raise ConfigError(f"sampler.seed: {seed!r} is not an integer in 0..{SEED_MAX}")
+    startup = sampler.get("startup_trials")
+    if startup is not None and (isinstance(startup, bool) or not isinstance(startup, int) or startup < 0):
+        raise ConfigError(f"sampler.startup_trials: {startup!r} is not an integer >= 0")
+    if "options" in sampler:
+        sampler["options"] = check_keys(sampler["options"], None, "sampler.options")
+
+
+def tracking(d: dict[str, Any]) -> dict[str, Any]:
+    """``tracking``: ``enabled`` true/false, ``uri`` a supported scheme whose local directory exists."""
+    if "enabled" in d:
+        expect(d["enabled"], bool, "tracking.enabled", "true or false")
+    for key in ("experiment", "artifacts"):
+        if key in d:
+            expect(d[key], str, f"tracking.{key}", "a string")
+            plain_text(d[key], f"tracking.{key}")
+    if d.get("uri") is not None:
+        tracking_uri(expect(d["uri"], str, "tracking.uri", "a URI such as sqlite:///path/mlflow.db"),
+                     "tracking.uri")
+    return d
+
+
+def tracking_uri(uri: str, where: str) -> str:
+    """An MLflow URI autotune can use: sqlite/postgresql/mysql/http(s)/file; a local file's directory must exist."""
+    plain_text(uri, where, "a URI")
+    scheme = urlsplit(uri).scheme.split("+")[0].lower()
+    if scheme not in TRACKING_SCHEMES:
+        raise ConfigError(f"{where}: {uri!r} has an unsupported scheme {scheme or '(none)'!r} "
+                          f"(expected one of {', '.join(TRACKING_SCHEMES)})")
+    local = uri.split("://", 1)[1] if "://" in uri else ""
+    if scheme == "sqlite":
+        local = local[1:] if local.startswith("/") else local  # sqlite:///rel or sqlite:////abs
+    if scheme in ("sqlite", "file") and local and local != ":memory:":
+        parent = Path(local.split("?", 1)[0]).expanduser().parent
+        if not parent.is_dir():
+            raise ConfigError(f"{where}: {uri!r}: directory {str(parent)!r} does not exist (create it first)")
+    return uri
+
+
+def workdir_path(path: Path, where: str = "workdir") -> Path:
+    """Refuse a work directory that is a file or lies in /proc, /sys or /dev (checked at load)."""
+    resolved = path.resolve()
+    for root in FORBIDDEN_ROOTS:
+        if resolved == root or root in resolved.parents:
+            raise ConfigError(f"{where}: {str(path)!r} is under {root} (a pseudo file system): choose a real directory")
+    if resolved.exists() and not resolved.is_dir():
+        raise ConfigError(f"{where}: {str(path)!r} exists and is not a directory")
+    for parent in resolved.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"{where}: {str(parent)!r} (in {str(path)!r}) is not a directory")
+            break
+    return path

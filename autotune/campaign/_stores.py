@@ -1,0 +1,198 @@
+"""The work directory and the stores on it: checked before a campaign starts, kept consistent when the disk fills.
+
+* ``prepare_stores``: the work directory must be a writable directory; an SQLite store that exists must
+  be a readable SQLite database; an empty ``optuna.db`` in a work directory a campaign started in more
+  than ``FRESH_S`` ago (``.autotune-started``) is refused: the study was lost, and starting again from
+  trial 0 would silently mix two campaigns in MLflow. A younger one is another campaign creating it.
+* ``DiskReserve`` + ``stop_cleanly``: a small file is kept in the work directory while the campaign runs.
+  When the disk fills (ENOSPC, "database or disk is full"), it is deleted so that the running trials can
+  still be marked failed-and-re-enqueued and the MLflow parent run closed; then the campaign stops with
+  one line. Resuming after freeing space runs the stopped configurations again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.campaign._config import Campaign
+from autotune.errors import AutotuneError, ConfigError
+
+RESERVE_NAME = ".autotune-reserve"
+STARTED_NAME = ".autotune-started"
+RESERVE_BYTES = 1 << 20  # enough for SQLite to record a failed trial and MLflow to close a run
+FRESH_S = 10.0           # a work directory first used this recently may be another campaign creating its store
+_FULL = ("database or disk is full", "no space left", "disk i/o error")
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of an ``sqlite:///...`` URL (None for other stores and in-memory SQLite)."""
+    if not url.startswith("sqlite:///"):
+        return None
+    path = url[len("sqlite:///"):].split("?", 1)[0]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def prepare_workdir(workdir: Path) -> None:
+    """Create ``workdir`` and check a file can be written there; otherwise one line naming it."""
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=workdir, prefix=".autotune-write-test-"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"workdir: {str(workdir)!r}: {exc.strerror or exc} "
+                          f"(expected a writable directory; choose another with --workdir)") from None
+
+
+def check_sqlite(path: Path, what: str) -> None:
+    """A store file that exists must be an intact SQLite database (read-only check, nothing written)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)) as db:
+            row = db.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.Error as exc:
+        raise ConfigError(f"{what} {str(path)!r}: {exc} (restore it from a backup, or move it away to start afresh)") from None
+    if not row or row[0] != "ok":
+        raise ConfigError(f"{what} {str(path)!r}: corrupt ({row[0] if row else 'no answer'}); restore it from a backup, "
+                          "or move it away to start afresh")
+
+
+def prepare_stores(c: Campaign) -> None:
+    """Everything ``tune`` checks before it writes: work directory, Optuna store, MLflow store."""
+    prepare_workdir(c.workdir)
+    marker = c.workdir / STARTED_NAME
+    db = sqlite_path(c.storage)
+    if db is not None:
+        if db.exists() and db.stat().st_size == 0 and marker.exists() \
+                and time.time() - marker.stat().st_mtime > FRESH_S:
+            raise ConfigError(f"storage: {str(db)!r} is empty (0 bytes) but a campaign ran in this work directory "
+                              f"before: its study was lost; restore the file from a backup, or delete it and "
+                              f"{str(marker)!r} to start afresh")
+        check_sqlite(db, "storage")
+    if c.tracking.get("enabled", True):
+        ml = sqlite_path(c.tracking_uri)
+        if ml is not None:
+            check_sqlite(ml, "tracking store")
+    if not marker.exists():  # the first start in this work directory (its age tells a lost store from a new one)
+        marker.write_text(f"{c.storage}\n")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """True if ``exc`` (or what caused it) says the disk is full."""
+    cur: BaseException | None = exc
+    for _ in range(10):
+        if cur is None:
+            return False
+        if isinstance(cur, OSError) and cur.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if any(p in str(cur).lower() for p in _FULL):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+class DiskReserve:
+    """``RESERVE_BYTES`` of zeros in the work directory, given back to the disk when it fills."""
+
+    def __init__(self, workdir: Path, size: int = RESERVE_BYTES) -> None:
+        self.path = workdir / f"{RESERVE_NAME}-{os.getpid()}"  # one per process: workers may share a work directory
+        self.size = size
+
+    def take(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "wb") as f:
+                f.write(b"\0" * self.size)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            self.release()
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise ConfigError(f"workdir: {str(self.path.parent)!r}: no space left on the device "
+                                  f"(autotune needs at least {self.size >> 20} MiB free there)") from None
+            raise
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+def fail_running(study: optuna.Study, worker: str, reason: str) -> list[int]:
+    """Fail this worker's RUNNING trials with ``reason``; they do not count and run again on resume."""
+    from autotune.campaign._study import enqueue_retry
+
+    failed = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get("worker") not in (worker, None):
+            continue
+        storage = study._storage
+        storage.set_trial_user_attr(t._trial_id, "error", reason)
+        storage.set_trial_user_attr(t._trial_id, "ran", False)
+        storage.set_trial_user_attr(t._trial_id, "interrupted", True)
+        storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        enqueue_retry(study, t)
+        failed.append(t.number)
+    return failed
+
+
+@contextlib.contextmanager
+def stop_cleanly(c: Campaign, study: optuna.Study, worker: str, tracker: Any) -> Iterator[None]:
+    """Run the loop with a disk reserve; a full disk ends it with nothing left RUNNING and one line."""
+    reserve = DiskReserve(c.workdir)
+    reserve.take()
+    try:
+        yield
+    except Exception as exc:
+        if not disk_full(exc):
+            raise
+        reserve.release()
+        where = f"{str(c.workdir)!r}" if sqlite_path(c.storage) else "the work directory or the store"
+        try:
+            failed = fail_running(study, worker, "stopped: no space left on the device; runs again on resume")
+        except Exception:  # noqa: BLE001 - still full: say so, the next start recovers the trial
+            failed = []
+        abort = getattr(tracker, "abort", None)
+        if abort is not None:
+            abort("no space left on the device")
+        again = f"; trial {', '.join(map(str, failed))} runs again" if failed else ""
+        raise AutotuneError(f"no space left on the device ({where}): the campaign stopped{again}; free some space "
+                            "and run the same command to resume") from None
+    finally:
+        reserve.release()
+
+
+def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
+    """Log the finished trials a tracker that records them (``logged``) is missing, e.g. because its
+    write failed on a full disk: Optuna is the source of truth, MLflow catches up on resume."""
+    from autotune.campaign._study import ran_trials
+    from autotune.tracking import TrialRecord
+
+    inner = getattr(tracker, "inner", tracker)
+    logged = getattr(inner, "logged", None)
+    if not isinstance(logged, set) or getattr(inner, "parent_id", None) is None:
+        return []
+    added = []
+    for t in ran_trials(study):
+        if t.number in logged:
+            continue
+        a = t.user_attrs
+        tracker.log_trial(TrialRecord(
+            number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
+            value=t.value, repetitions=list(a.get("repetitions") or []), metric=rt.campaign.objective.metric,
+            is_default=bool(a.get("is_default")), hints=dict(a.get("hints") or {}),
+            hints_in_effect=dict(a.get("hints_in_effect") or {}), hints_not_in_effect=dict(a.get("hints_not_in_effect") or {}),
+            artifacts={"command.txt": f"{a.get('command', '')}\n"}, error=a.get("error"),
+            duration=float(a.get("duration_s") or 0.0)))
+        added.append(t.number)
+    return added
