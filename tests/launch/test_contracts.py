@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,13 +58,17 @@ def slurm() -> str:
 @pytest.mark.slow
 class TestSlurmContract(LauncherContract):
     @pytest.fixture
-    def launcher(self, slurm: str) -> BaseLauncher:
-        return get_launcher("slurm")({"poll_interval": 0.2})
+    def launcher(self, slurm: str) -> Iterator[BaseLauncher]:
+        launcher = get_launcher("slurm")({"poll_interval": 0.2})
+        yield launcher
+        launcher.close()
 
 
 @pytest.mark.slurm
 @pytest.mark.slow
 class TestSlurmStepContract(LauncherContract):
     @pytest.fixture
-    def launcher(self, slurm: str) -> BaseLauncher:
-        return get_launcher("slurm-step")({"poll_interval": 0.2})
+    def launcher(self, slurm: str) -> Iterator[BaseLauncher]:
+        launcher = get_launcher("slurm-step")({"poll_interval": 0.2, "queue_wait": "5m"})
+        yield launcher
+        launcher.close()  # each test's allocation is released: a held one would block the node for the next
