@@ -10,7 +10,7 @@ import yaml
 
 from autotune.testing._net import descendants, is_loopback, listeners
 
-pytest.importorskip("ray")
+pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'autotune[ray]')")
 
 
 @pytest.mark.slow
