@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -60,12 +61,16 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         assert not exposed, f"the test's Ray head listens beyond loopback: {exposed}"
         yield address, env
     finally:
+        started = descendants(head.pid)
         os.killpg(head.pid, signal.SIGTERM)
         try:
             head.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
         subprocess.run(["pkill", "-9", "-f", str(tmp)], check=False)  # what the head left, ours only
+        for pid in started:  # workers outside the head's process group (job supervisors, agents)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -32,12 +32,19 @@ def test_ray_campaign_listens_on_loopback_only(tmp_path: Path) -> None:
     from autotune.campaign import Runtime, load_campaign
 
     c = load_campaign(path)
+    import ray
+
+    if ray.is_initialized():  # another test's instance: this test judges the one its campaign starts
+        ray.shutdown()
+    # Processes this test did not start (e.g. another test's Ray head re-parented to this process, which a
+    # campaign makes a child subreaper) are not this campaign's: only the new ones are judged.
+    before = descendants(os.getpid())
     ex = RayExecutor({"num_cpus": 1, "parallel": 1})
     ex.start()
     try:
         result = ex.run_campaign(c, Runtime.build(c))
         assert len(result.study.trials) >= 3
-        found = listeners(descendants(os.getpid()))
+        found = listeners(descendants(os.getpid()) - before)
         assert found, "the Ray processes should hold listening sockets (the check would be empty otherwise)"
         exposed = [(a, p, pid) for a, p, pid in found if not is_loopback(a)]
         assert not exposed, f"listening beyond loopback: {exposed}"
