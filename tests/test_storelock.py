@@ -32,6 +32,16 @@ def hold(url: str, seconds: float) -> subprocess.Popen[str]:
     return p
 
 
+def wait_behind_holder(url: str) -> float:
+    """Seconds ``store_lock`` waited behind another process holding it for 1.5 s."""
+    p = hold(url, 1.5)
+    t0 = time.monotonic()
+    with store_lock(url, "setup"):
+        waited = time.monotonic() - t0
+    p.wait(timeout=30)
+    return waited
+
+
 def test_sqlite_path_of_urls(tmp_path: Path) -> None:
     assert sqlite_path(f"sqlite:///{tmp_path}/a.db") == tmp_path / "a.db"
     assert sqlite_path("sqlite:///:memory:") is None
@@ -41,12 +51,7 @@ def test_sqlite_path_of_urls(tmp_path: Path) -> None:
 
 def test_sqlite_lock_waits_for_the_holder_then_times_out(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'optuna.db'}"
-    p = hold(url, 1.5)
-    t0 = time.monotonic()
-    with store_lock(url, "setup"):
-        waited = time.monotonic() - t0
-    p.wait(timeout=30)
-    assert waited > 0.5
+    assert wait_behind_holder(url) > 0.5
     p = hold(url, 30)
     try:
         with pytest.raises(ConfigError, match="set up by another process"), store_lock(url, "setup", wait=0.5):
@@ -74,12 +79,7 @@ def test_a_killed_holder_releases_the_lock(kind: str, tmp_path: Path) -> None:
 
 def test_postgres_lock_serialises_two_processes() -> None:
     with fresh_postgres_database(SERVER, f"autotune_lock_{uuid.uuid4().hex[:10]}") as url:
-        p = hold(url, 1.5)
-        t0 = time.monotonic()
-        with store_lock(url, "setup"):
-            waited = time.monotonic() - t0
-        p.wait(timeout=30)
-        assert waited > 0.5
+        assert wait_behind_holder(url) > 0.5
         with store_lock(url, "other"):  # another name is another lock
             pass
 
