@@ -139,8 +139,9 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
             target = shlex.quote(plain_text(romio_file, "ROMIO hints file", "a file name"))
             lines.append(f"printf '%s\\n' {body} > {target}")
             lines.append(f'export ROMIO_HINTS="$PWD"/{target}')
-        if settings.stripe:
-            lines.append(lfs_setstripe(settings, path))
+        if settings.stripe:  # eval'd in job scripts: a machine without lfs says so instead of failing
+            lines.append(f"if command -v lfs >/dev/null; then {lfs_setstripe(settings, path)}; "
+                         "else echo 'autotune: lfs not found: striping not applied' >&2; fi")
         return "\n".join(lines) or "# defaults: nothing to set"
     if fmt == "json":
         return json.dumps({

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 JOB = """#!/bin/bash
 #SBATCH --ntasks=1 --time=10 --output={out}
 cd {work}
-eval "$({autotune} ask {campaign} --storage {storage} --timeout 60s)"
+eval "$({autotune} ask {campaign} --storage {storage} --timeout 60s --explore 0)"  # the test checks best-known hand-out
 echo "asked source=$AUTOTUNE_CONFIG_SOURCE trial=$AUTOTUNE_TRIAL"
 while [ -e {hold} ]; do sleep 0.2; done      # the application runs (the test may take the store away now)
 {autotune} tell {campaign} --storage {storage} --value 1234 --timeout 20s
