@@ -73,12 +73,18 @@ class PresetExtractor(BaseExtractor):
         try:
             metrics = with_totals(self.parse(text))
         except (ValueError, KeyError, IndexError) as exc:
-            return Measurement(None, error=f"{self.tool} output in {source} could not be parsed ({exc})")
+            return Measurement(None, error=f"{self.tool} output in {source} could not be parsed ({exc})" + last_line(text))
         if not metrics:
-            return Measurement(None, error=f"no {self.tool} results in {source}")
+            return Measurement(None, error=f"no {self.tool} results in {source}" + last_line(text))
         if metric not in metrics:
             return Measurement(None, metrics, error=f"{self.tool} output gives {', '.join(sorted(metrics))}, not {metric!r}")
         return Measurement(metrics[metric], metrics)
+
+
+def last_line(text: str) -> str:
+    """``; last line: '...'`` (the output line that usually says why), or ``; the output is empty``."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return f"; last line: {lines[-1][:200]!r}" if lines else "; the output is empty"
 
 
 def slug(name: str) -> str:

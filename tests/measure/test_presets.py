@@ -112,7 +112,13 @@ def test_fio_decimal_units_in_fio3() -> None:
 @pytest.mark.parametrize("tool", ["ior", "mdtest", "h5bench", "fio"])
 def test_other_output_is_a_failed_measurement(tool: str) -> None:
     m = get_extractor({"extractor": tool}).extract(RunResult(0, stdout="Segmentation fault\n"), "write_bandwidth_mib_s")
-    assert m.value is None and m.error and "no " in m.error
+    assert (m.error or "").lower() == f"no {tool} results in stdout; last line: 'segmentation fault'"
+
+
+@pytest.mark.parametrize("tool", ["ior", "fio"])
+def test_empty_output_says_so(tool: str) -> None:
+    m = get_extractor({"extractor": tool}).extract(RunResult(0, stdout=""), "write_bandwidth_mib_s")
+    assert (m.error or "").lower() == f"no {tool} results in stdout; the output is empty"
 
 
 def test_missing_metric_names_the_ones_there() -> None:
