@@ -27,7 +27,7 @@ APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pa
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
-PRIOR_KEYS = frozenset({"top", "scale"})
+PRIOR_KEYS = frozenset({"top", "scale", "diverse"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
 SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
@@ -244,6 +244,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")
         if "top" in p:
             positive_int(p["top"], "sampler.prior.top")
+        expect(p.get("diverse", True), bool, "sampler.prior.diverse", "true or false")
         scale = expect(p.get("scale", {}), dict, "sampler.prior.scale", "a mapping of model constant -> factor")
         for k, v in scale.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:

@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import optuna
 
+from autotune.optimize._diverse import diverse_ranked
 from autotune.optimize._prior import model_metric, model_ranked, scaled_constants
 from autotune.optimize._warm import warm_start
 from autotune.space import BoundSpace, Config
@@ -33,7 +34,8 @@ class StartSpec(Protocol):
 
 
 def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
-    """``sampler.prior`` as a mapping: ``{top, scale}`` (``autotune`` uses the model by default)."""
+    """``sampler.prior`` as a mapping: ``{top, scale, diverse}`` (``autotune`` uses the model by default; its
+    picks are spread over the space's regions unless ``diverse: false``, see ``_diverse``)."""
     raw = sampler.get("prior", sampler.get("name", "autotune") == "autotune")
     if raw is False or raw is None:
         return {"top": 0}
@@ -41,7 +43,8 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
         return {"top": PRIOR_TOP}
     if isinstance(raw, int):
         return {"top": raw}
-    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {})}
+    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {}),
+            "diverse": bool(raw.get("diverse", True))}
 
 
 def informative(space: BoundSpace, metric: str, top: Config, constants: Any = None) -> bool:
@@ -60,7 +63,8 @@ def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> lis
     prior = prior_spec(c.sampler)
     if prior["top"] > 0:
         constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
-        ranked = model_ranked(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
+        rank = diverse_ranked if prior.get("diverse", True) else model_ranked
+        ranked = rank(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
         if ranked and informative(space, c.objective.metric, ranked[0], constants):
             out += ranked
     default = space.default_config()

@@ -29,6 +29,18 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
         return {"sampler": {"name": "autotune", "seed": seed}, "objective": {"repeats": 3, "adaptive": True}}
     if method in ("tpe", "gp", "cmaes", "random", "ga"):
         return {"sampler": {"name": method, "seed": seed}, "objective": fixed}
+    if method.startswith("autotune-"):  # experiments: autotune with sampler.prior / sampler.options changed
+        prior: dict[str, Any] = {"top": 3}
+        options: dict[str, Any] = {}
+        for part in method.split("-")[1:]:
+            if part == "topk":
+                prior["diverse"] = False
+            elif part.startswith("top"):
+                prior["top"] = int(part[3:])
+            elif part.startswith("gp"):
+                options["gp_trials"] = int(part[2:])
+        return {"sampler": {"name": "autotune", "seed": seed, "prior": prior, "options": options},
+                "objective": {"repeats": 3, "adaptive": True}}
     if method == "cold":  # autotune without the model-informed start
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False}, "objective": {"repeats": 3, "adaptive": True}}
     if method == "cold-gp":  # autotune without the model start, a GP for the first 60 trials instead of TPE
