@@ -11,8 +11,8 @@ from autotune.hints._dialects import (
     render,
     romio_hints_file,
 )
-from autotune.hints._relevance import AGGREGATOR_SETTINGS, inert
 from autotune.hints._settings import BurstBuffer, Settings, Stripe, resolve
+from autotune.space import AGGREGATOR_SETTINGS, inert
 
 __all__ = [
     "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings",

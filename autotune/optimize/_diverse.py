@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from autotune.optimize._prior import MAX_CANDIDATES, candidates, coordinate_ascent, model_metric, model_ranked
-from autotune.space import BoundParam, BoundSpace, Config
+from autotune.space import BoundParam, BoundSpace, Config, inert
 
 FLOOR = 0.3  # a diverse pick is one the model rates at least this fraction of its best
 CATEGORICAL = 0.5  # the distance of a categorical change (a numeric parameter's whole range is 1)
+CB = "mpiio.romio_cb_write"  # the collective-buffering fork: aggregator settings act only on one side
 SAME = 0.01  # a categorical change the model values within 1% does not act here
 
 
@@ -39,8 +40,6 @@ def _coord(p: BoundParam, value: Any) -> float:
 def distance(space: BoundSpace, a: Config, b: Config, acts: Any = None) -> float:
     """Normalised Euclidean distance between two configurations, inert settings ignored; a categorical
     difference counts ``CATEGORICAL`` (only where ``acts(a, name, value)`` says the change acts)."""
-    from autotune.hints import inert
-
     default = space.default_config()
     phases = space.pattern.phases
     a = {**a, **{k: default.get(k) for k in inert(a, phases)}}
@@ -56,7 +55,7 @@ def distance(space: BoundSpace, a: Config, b: Config, acts: Any = None) -> float
 
 
 def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3, constants: Any = None,
-                   limit: int = MAX_CANDIDATES, floor: float = FLOOR) -> list[Config]:
+                   limit: int = MAX_CANDIDATES, floor: float = FLOOR, fork: bool = True) -> list[Config]:
     """``top`` configurations: the model's best, then far-apart good ones (see the module docstring)."""
     first = model_ranked(space, metric, maximize, 1, constants, limit)
     if not first or top <= 1:
@@ -70,6 +69,7 @@ def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3,
     pool = [(cfg, s) for cfg in candidates(space, limit) if np.isfinite(s := score(cfg))]
     if not maximize or best <= 0:  # a ratio of model values needs positive values (maximised)
         return model_ranked(space, metric, maximize, top, constants, limit)
+    other = _other_side(pool, first[0]) if fork else None
     pool = [(cfg, s / best) for cfg, s in pool if s >= floor * best]
     cache: dict[tuple[Any, ...], float] = {}
 
@@ -84,6 +84,8 @@ def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3,
         return not (np.isfinite(a) and np.isfinite(b)) or abs(a - b) > SAME * max(abs(a), abs(b), 1e-12)
 
     picks = [first[0]]
+    if other is not None and other not in picks:
+        picks.append(other)
     while len(picks) < top and pool:
         gains = [min(distance(space, cfg, p, acts) for p in picks) * rel for cfg, rel in pool]
         i = int(np.argmax(gains))
@@ -92,6 +94,16 @@ def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3,
         picks.append(_refine(space, score, pool[i][0], picks))
         pool.pop(i)
     return picks
+
+
+def _other_side(pool: list[tuple[Config, float]], first: Config) -> Config | None:
+    """The model's best configuration on the other side of the collective-buffering fork from ``first``
+    (``romio_cb_write=disable`` when ``first`` lets collective buffering act, else its best with it on)."""
+    if CB not in first:
+        return None
+    off = first[CB] == "disable"
+    side = [(s, i, cfg) for i, (cfg, s) in enumerate(pool) if (cfg.get(CB) == "disable") != off]
+    return max(side, key=lambda t: (t[0], -t[1]))[2] if side else None
 
 
 def _refine(space: BoundSpace, score: Any, cfg: Config, picks: list[Config]) -> Config:

@@ -11,7 +11,7 @@ from autotune.optimize._prior import model_metric, model_ranked, scaled_constant
 from autotune.optimize._warm import warm_start
 from autotune.space import BoundSpace, Config
 
-PRIOR_TOP = 3
+PRIOR_TOP = 4
 MIN_MODEL_GAIN = 0.01
 
 
@@ -40,9 +40,9 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
     if raw is False or raw is None:
         return {"top": 0}
     if raw is True:
-        return {"top": PRIOR_TOP}
+        return {"top": PRIOR_TOP, "diverse": True}
     if isinstance(raw, int):
-        return {"top": raw}
+        return {"top": raw, "diverse": True}
     return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {}),
             "diverse": bool(raw.get("diverse", True))}
 

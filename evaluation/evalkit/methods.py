@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from autotune.optimize import PRIOR_TOP
 from autotune.space import BoundSpace, Config
 
 MIB = 1 << 20
@@ -30,11 +31,11 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
     if method in ("tpe", "gp", "cmaes", "random", "ga"):
         return {"sampler": {"name": method, "seed": seed}, "objective": fixed}
     if method.startswith("autotune-"):  # experiments: autotune with sampler.prior / sampler.options changed
-        prior: dict[str, Any] = {"top": 3}
+        prior: dict[str, Any] = {"top": PRIOR_TOP}
         options: dict[str, Any] = {}
         for part in method.split("-")[1:]:
-            if part == "topk":
-                prior["diverse"] = False
+            if part == "topk":  # the model's top picks as ranked (the start before issue 12's diverse one)
+                prior.update(diverse=False, top=3)
             elif part.startswith("top"):
                 prior["top"] = int(part[3:])
             elif part.startswith("gp"):

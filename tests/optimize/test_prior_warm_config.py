@@ -32,7 +32,7 @@ def test_default_sampler_is_autotune_and_adaptive_repeats_are_opt_in(tmp_path: P
     assert a.objective.adaptive and a.objective.remeasure == 3
     t = campaign(tmp_path, sampler="tpe")
     assert not t.objective.adaptive and prior_spec(t.sampler)["top"] == 0
-    assert prior_spec(c.sampler)["top"] == 3
+    assert prior_spec(c.sampler)["top"] == 4 and prior_spec(c.sampler)["diverse"] is True
 
 
 @pytest.mark.parametrize("over, message", [
@@ -40,6 +40,7 @@ def test_default_sampler_is_autotune_and_adaptive_repeats_are_opt_in(tmp_path: P
     ({"objective": {"remeasure": -1}}, "objective.remeasure"),
     ({"sampler": {"name": "autotune", "prior": {"tops": 3}}}, "unknown key 'tops'"),
     ({"sampler": {"name": "autotune", "prior": {"scale": {"ost_write_bw": -2}}}}, "positive number"),
+    ({"sampler": {"name": "autotune", "prior": {"diverse": "yes"}}}, "sampler.prior.diverse"),
     ({"sampler": {"name": "autotune", "warm_start": {"study": "x"}}}, "missing required key 'storage'"),
     ({"sampler": {"name": "autotune", "warm_start": {"storage": "s", "study": "x", "top": -1}}}, "warm_start.top"),
 ])
@@ -86,9 +87,9 @@ def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
                        progress=False)
     trials = ran_trials(res.study)
     assert trials[0].user_attrs.get("is_default")
-    assert all(t.user_attrs.get("initial") for t in trials[1:4])
+    assert all(t.user_attrs.get("initial") for t in trials[1:5])
     best = max(trials, key=lambda t: t.value or 0)
-    assert best.number in (1, 2, 3)  # the model's choice wins on the model
+    assert best.number in (1, 2, 3, 4)  # the model's choices win on the model
     assert "confirmation" in res.study.user_attrs  # re-measured (interleaved with the default) before recommending
     off = run_campaign(campaign(tmp_path, study="no-confirm", objective={"metric": "write_bandwidth_mib_s",
                                                                          "adaptive": True, "confirm": 0}), progress=False)
