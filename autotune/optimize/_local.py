@@ -23,6 +23,7 @@ import optuna
 from optuna.distributions import BaseDistribution
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.optimize._bridge import bridge_move
 from autotune.space import CATALOGUE, BoundParam, BoundSpace
 
 Move = tuple[tuple[str, str], ...]  # ((optuna name, step), ...)
@@ -78,11 +79,11 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
 
     def __init__(self, space: BoundSpace, base: optuna.samplers.BaseSampler, *, seed: int | None = None,
                  warmup: int = 4, local_fraction: float = 0.5, early: optuna.samplers.BaseSampler | None = None,
-                 early_trials: int = 0) -> None:
+                 early_trials: int = 0, bridge: bool = True) -> None:
         if warmup < 1 or not 0.0 <= local_fraction <= 1.0 or early_trials < 0:
             raise ValueError("AutotuneSampler: warmup >= 1, 0 <= local_fraction <= 1 and early_trials >= 0")
         self.space, self.base, self.warmup, self.local_fraction = space, base, warmup, local_fraction
-        self.early, self.early_trials = early, early_trials
+        self.early, self.early_trials, self.bridge = early, early_trials, bridge
         self._rng = np.random.default_rng(seed)
         self._params = {p.optuna_name: p for p in space.active}
 
@@ -114,6 +115,13 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
                 params, label = move
                 study._storage.set_trial_system_attr(trial._trial_id, _MOVE_ATTR, label)
                 return params
+        elif len(done) >= self.warmup and self.bridge:  # the model turn: a bridge first (optimize/_bridge.py)
+            seen = {tuple(sorted(t.params.items())) for t in trials if t.params}
+            bridged = bridge_move(self.space, self._params, done,
+                                  study.direction == optuna.study.StudyDirection.MAXIMIZE, seen)
+            if bridged is not None:
+                study._storage.set_trial_system_attr(trial._trial_id, _MOVE_ATTR, "bridge")
+                return bridged
         model = self._model_sampler(study)
         # only this sampler's space: a parameter outside it is sampled independently (Optuna's contract)
         model_space = {k: v for k, v in model.infer_relative_search_space(study, trial).items() if k in search_space}

@@ -65,7 +65,7 @@ def _tpe(a: SamplerArgs) -> optuna.samplers.TPESampler:
 
 
 def _autotune(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    local = {k: a.options.pop(k) for k in ("local_fraction", "warmup", "gp_trials") if k in a.options}
+    local = {k: a.options.pop(k) for k in ("local_fraction", "warmup", "gp_trials", "bridge") if k in a.options}
     tpe = _tpe(a)
     gp_trials = local.pop("gp_trials", GP_TRIALS)
     early = None

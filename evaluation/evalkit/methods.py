@@ -33,15 +33,20 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
     if method.startswith("autotune-"):  # experiments: autotune with sampler.prior / sampler.options changed
         prior: dict[str, Any] = {"top": PRIOR_TOP}
         options: dict[str, Any] = {}
+        objective: dict[str, Any] = {"repeats": 3, "adaptive": True}
         for part in method.split("-")[1:]:
             if part == "topk":  # the model's top picks as ranked (the start before issue 12's diverse one)
                 prior.update(diverse=False, top=3)
             elif part.startswith("top"):
                 prior["top"] = int(part[3:])
+            elif part in ("median", "mean"):
+                objective["aggregate"] = part
+            elif part == "nobridge":
+                options["bridge"] = False
             elif part.startswith("gp"):
                 options["gp_trials"] = int(part[2:])
         return {"sampler": {"name": "autotune", "seed": seed, "prior": prior, "options": options},
-                "objective": {"repeats": 3, "adaptive": True}}
+                "objective": objective}
     if method == "cold":  # autotune without the model-informed start
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False}, "objective": {"repeats": 3, "adaptive": True}}
     if method == "cold-gp":  # autotune without the model start, a GP for the first 60 trials instead of TPE

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from autotune.campaign import Runtime, parse_campaign
 from autotune.optimize import model_metric, model_ranked
 from autotune.optimize._diverse import FLOOR, distance, diverse_ranked
 from autotune.space import BoundSpace
@@ -13,23 +9,8 @@ from autotune.space import BoundSpace
 METRIC = "write_bandwidth_mib_s"
 
 
-def wrf_space(tmp: Path) -> BoundSpace:
-    """WRF-CHEM on Shaheen II Lustre (seed 000): the model's ridge is aggregators = stripe count."""
-    data: dict[str, Any] = {
-        "name": "wrf", "system": "shaheen2", "target": {"filesystem": "scratch"},
-        "app": {"command": ["wrf"], "ranks": 1280, "nodes": 40, "metric": {"extractor": "json"},
-                "pattern": {"bytes_per_rank": 1134375, "transfer_size": 11343, "layout": "strided",
-                            "library": "pnetcdf"}},
-        "space": {"use": "lustre-cray", "only": ["lustre.stripe_count", "lustre.stripe_size", "mpiio.cb_nodes",
-                                                  "mpiio.romio_cb_write"]},
-        "objective": {"metric": METRIC}, "launcher": {"name": "model"}, "storage": ":memory:",
-        "tracking": {"enabled": False}, "workdir": str(tmp / "work"),
-    }
-    return Runtime.build(parse_campaign(data, tmp)).space
-
-
-def test_twins_are_at_distance_zero_and_ranges_are_normalised(tmp_path: Path) -> None:
-    space = wrf_space(tmp_path)
+def test_twins_are_at_distance_zero_and_ranges_are_normalised(wrf_space: BoundSpace) -> None:
+    space = wrf_space
     base = {**space.default_config(), "mpiio.romio_cb_write": "disable"}
     assert distance(space, base, {**base, "mpiio.cb_nodes": 64}) == 0.0  # aggregators do not exist when disabled
     on = {**base, "mpiio.romio_cb_write": "enable"}
@@ -39,8 +20,8 @@ def test_twins_are_at_distance_zero_and_ranges_are_normalised(tmp_path: Path) ->
     assert distance(space, near, far) <= 3 ** 0.5 + 1e-9  # each numeric range counts at most 1
 
 
-def test_picks_spread_over_the_ridge_and_across_the_fork(tmp_path: Path) -> None:
-    space = wrf_space(tmp_path)
+def test_picks_spread_over_the_ridge_and_across_the_fork(wrf_space: BoundSpace) -> None:
+    space = wrf_space
     top = model_ranked(space, METRIC, True, 4)
     picks = diverse_ranked(space, METRIC, True, 4)
     assert picks[0] == top[0] and len(picks) == 4

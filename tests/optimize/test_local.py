@@ -96,8 +96,11 @@ def test_in_a_campaign_half_the_proposals_after_warm_up_are_local_moves(tmp_path
     c = campaign(tmp_path, sampler={"name": "autotune", "seed": 0, "prior": False})
     res = run_campaign(c, out=io.StringIO())
     trials = res.study.get_trials(deepcopy=False)
-    moved = [t for t in trials if t.system_attrs.get("autotune:move")]
+    moved = [t for t in trials if t.system_attrs.get("autotune:move") not in (None, "bridge")]
     assert len(ran_trials(res.study)) == 24
     assert 8 <= len(moved) <= 12, [t.system_attrs.get("autotune:move") for t in trials]
+    bridged = [t for t in trials if t.system_attrs.get("autotune:move") == "bridge"]
+    assert bridged and all(t.number % 2 == 0 for t in bridged)  # bridges take the model's turns, not the moves'
+    moved += bridged
     assert not any(t.user_attrs.get("infeasible") for t in moved)  # moves are checked against the rules
     assert all(t.number >= 4 for t in moved)  # not before the warm-up
