@@ -88,9 +88,12 @@ def test_campaign_starts_with_default_then_model_ranked(tmp_path: Path) -> None:
     trials = ran_trials(res.study)
     assert trials[0].user_attrs.get("is_default")
     assert all(t.user_attrs.get("initial") for t in trials[1:5])
-    best = max(trials, key=lambda t: t.value or 0)
-    assert best.number in (1, 2, 3, 4)  # the model's choices win on the model
-    assert "confirmation" in res.study.user_attrs  # re-measured (interleaved with the default) before recommending
+    conf = res.study.user_attrs["confirmation"]  # re-measured (interleaved with the default) before recommending
+    space = Runtime.build(campaign(tmp_path)).space
+    by_number = {f"trial {t.number}": space.from_optuna(t.params) for t in trials}
+    first, winner = (model_metric(space, by_number[k], "write_bandwidth_mib_s") or 0.0 for k in ("trial 1", conf["winner"]))
+    assert first == max(model_metric(space, c, "write_bandwidth_mib_s") or 0.0 for c in by_number.values())
+    assert winner >= 0.9 * first  # the model's first choice, or one the 3 confirmation rounds cannot tell from it
     off = run_campaign(campaign(tmp_path, study="no-confirm", objective={"metric": "write_bandwidth_mib_s",
                                                                          "adaptive": True, "confirm": 0}), progress=False)
     assert "recommended" in off.study.user_attrs  # without the confirmation, the adaptive re-measurement
