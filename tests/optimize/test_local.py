@@ -104,3 +104,10 @@ def test_in_a_campaign_half_the_proposals_after_warm_up_are_local_moves(tmp_path
     moved += bridged
     assert not any(t.user_attrs.get("infeasible") for t in moved)  # moves are checked against the rules
     assert all(t.number >= 4 for t in moved)  # not before the warm-up
+
+
+def test_bridges_can_be_turned_off(tmp_path: Path) -> None:
+    c = campaign(tmp_path, sampler={"name": "autotune", "seed": 0, "prior": False, "options": {"bridge": False}})
+    res = run_campaign(c, out=io.StringIO())
+    moves = [t.system_attrs.get("autotune:move") for t in res.study.get_trials(deepcopy=False)]
+    assert "bridge" not in moves and any(moves)  # pattern-search moves only
