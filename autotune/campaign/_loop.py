@@ -138,9 +138,9 @@ class CampaignLoop:
             if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign._confirm import confirm_campaign
 
-                conf = confirm_campaign(self.rt, study, c.objective.confirm)
-                for line in conf.lines(c.objective.metric) if conf else []:
-                    self.say(line)
+                self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
+                         "rounds, then an ablation of the winner's settings (results in the summary)")
+                confirm_campaign(self.rt, study, c.objective.confirm)
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:

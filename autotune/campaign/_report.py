@@ -77,8 +77,11 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     if "best_value" not in s:
         lines.append("no trial has completed yet")
         return "\n".join(lines)
-    lines.append(f"best: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
-                 + (" (the default configuration)" if s["best_is_default"] else ""))
+    confirmed = "confirmation" in s
+    lines.append(f"best of the search: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
+                 + (" (the default configuration)" if s["best_is_default"] else "")
+                 + (f" ({c.objective.aggregate} of {c.objective.repeats}: overstated, see the confirmation)"
+                    if confirmed and c.objective.repeats > 1 else ""))
     reps = ", ".join(f"{v:.4g}" if v is not None else "failed" for v in s["best_repetitions"] or [])
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
@@ -86,13 +89,17 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     if "baseline_value" in s:
         lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
                      f"{s['speedup_over_baseline']:.2f}x the baseline")
-    lines.append("best configuration:")
+    lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
     if not s["best_hints_took_effect"]:
         lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
-    if "confirmation" in s:
+    if confirmed:
         lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
+    rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
+    lines.append("recommended settings (differ from the default and matter):" if rec
+                 else "recommended settings: the system's defaults")
+    lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
     lines.append("hints to paste into your job script:")
     text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]
