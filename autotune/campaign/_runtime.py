@@ -70,4 +70,5 @@ class Runtime:
         return {"system": c.system.name, "filesystem": c.fs.name, "fs_kind": c.fs.kind, "app": c.app.name,
                 "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
                 "direction": c.objective.direction, "repeats": c.objective.repeats,
-                "pattern": c.app.pattern.as_dict()}  # `autotune hints` finds the nearest recorded pattern
+                "pattern": c.app.pattern.as_dict(),  # `autotune hints` finds the nearest recorded pattern
+                "fixed": dict(self.space.fixed)}     # and `autotune hints APP` renders without the campaign file
