@@ -76,19 +76,27 @@ def lfs_setstripe(settings: Settings, path: str = "$OUTPUT_DIR") -> str:
 
 
 def dw_lines(settings: Settings, stage_in: str | None = None, stage_out: str | None = None) -> list[str]:
-    """``#DW jobdw`` (capacity = BB nodes x granularity) and optional stage-in/stage-out lines."""
+    """``#DW jobdw`` (striped: capacity = BB nodes x granularity; private: the grain each compute node gets),
+    or ``#DW persistentdw name=...`` on a persistent reservation, and optional stage-in/stage-out lines."""
     if settings.bb is None:
         return []
     bb = settings.bb
     for text, what in ((bb.pool, "DataWarp pool"), (bb.capacity, "capacity"), (stage_in or "", "stage_in"),
-                       (stage_out or "", "stage_out")):
+                       (stage_out or "", "stage_out"), (bb.persistent or "", "persistent reservation name")):
         if plain_text(text, what, "one word").split() not in ([text], []):
             raise ConfigError(f"{what}: {text!r} contains a space (a #DW line takes one word per value)")
-    lines = [f"#DW jobdw type=scratch access_mode=striped capacity={bb.capacity} pool={bb.pool}"]
+    if bb.access_mode == "private" and (stage_in or stage_out):
+        raise ConfigError("launcher.stage_in/stage_out: DataWarp stages into the striped namespace only "
+                          "(bb.access_mode=private has none)")
+    if bb.persistent:
+        lines = [f"#DW persistentdw name={bb.persistent}"]
+    else:
+        lines = [f"#DW jobdw type=scratch access_mode={bb.access_mode} capacity={bb.capacity} pool={bb.pool}"]
+    where = f"${bb.variable}"
     if stage_in:
-        lines.append(f"#DW stage_in type=directory source={stage_in} destination=$DW_JOB_STRIPED")
+        lines.append(f"#DW stage_in type=directory source={stage_in} destination={where}")
     if stage_out:
-        lines.append(f"#DW stage_out type=directory source=$DW_JOB_STRIPED destination={stage_out}")
+        lines.append(f"#DW stage_out type=directory source={where} destination={stage_out}")
     return lines
 
 

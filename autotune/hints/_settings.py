@@ -9,7 +9,7 @@ from typing import Any
 
 from autotune.pattern import IOPattern
 from autotune.space import CATALOGUE
-from autotune.systems import FileSystem, SystemProfile, dw_capacity
+from autotune.systems import FileSystem, SystemProfile, access_mode, dw_capacity
 
 
 @dataclass(frozen=True)
@@ -20,10 +20,22 @@ class Stripe:
 
 @dataclass(frozen=True)
 class BurstBuffer:
+    """A DataWarp allocation: ``nodes`` grains; in private mode one grain per compute node and
+    ``capacity`` is what each compute node gets (seed 000); ``persistent`` names a reservation."""
+
     nodes: int
     pool: str
     capacity_bytes: int
-    capacity: str  # as written in "#DW jobdw capacity=..."
+    capacity: str  # as written in "#DW jobdw capacity=..." (private: per compute node)
+    access_mode: str = "striped"
+    persistent: str | None = None  # a persistent reservation's name: "#DW persistentdw name=..."
+
+    @property
+    def variable(self) -> str:
+        """The environment variable DataWarp sets to the allocation's mount point in the job."""
+        if self.persistent:
+            return f"DW_PERSISTENT_STRIPED_{self.persistent}"
+        return "DW_JOB_PRIVATE" if self.access_mode == "private" else "DW_JOB_STRIPED"
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,22 @@ def _hint_value(value: Any) -> str:
     return str(value)
 
 
-def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> Settings:
+def burst_buffer(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern,
+                 persistent: str | None = None) -> BurstBuffer:
+    """The DataWarp allocation a configuration asks for. Striped: ``bb.nodes`` grains, capacity = grains x
+    granularity. Private (seed 000): one grain per compute node, the capacity line is the per-node grain."""
+    pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
+    mode = access_mode(config)
+    if mode == "private":
+        cap_bytes, cap = dw_capacity(1, pool)
+        return BurstBuffer(pattern.nodes, pool.name, cap_bytes, cap, mode, persistent)
+    nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
+    cap_bytes, cap = dw_capacity(nodes, pool)
+    return BurstBuffer(nodes, pool.name, cap_bytes, cap, mode, persistent)
+
+
+def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern,
+            persistent: str | None = None) -> Settings:
     """Turn a namespaced configuration into per-layer settings for ``system``/``fs``.
 
     Parameters absent from ``config`` are left to the system's defaults (no hint is emitted). On
@@ -67,12 +94,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     if fs.kind == "lustre" and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
-    bb = None
-    if fs.kind == "datawarp":
-        pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
-        nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
-        cap_bytes, cap = dw_capacity(nodes, pool)
-        bb = BurstBuffer(nodes, pool.name, cap_bytes, cap)
+    bb = burst_buffer(config, fs, pattern, persistent) if fs.kind == "datawarp" else None
     align = config.get("hdf5.alignment")
     return Settings(info=info, stripe=stripe, bb=bb,
                     hdf5_alignment=int(align) if align is not None else None, config=dict(config))

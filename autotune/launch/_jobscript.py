@@ -134,11 +134,12 @@ def _launch_prefix(req: RunRequest, options: Mapping[str, Any], jobid: str | Non
 def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | None = None) -> list[str]:
     """Shell lines for one repetition: data dir, striping, env, the timed launch, exit code and timings."""
     files = RepFiles(req.run_dir, req.repetition)
-    bb = req.settings.bb is not None
+    bb = req.settings.bb
     cmd = app_command(req, python=options.get("python"), data_dir=DATA)
     lines = [f"# repetition {req.repetition}"]
-    if bb:
-        lines.append(f'DATA_DIR="${{DW_JOB_STRIPED:?no DataWarp allocation}}"/{shlex.quote(f"rep{req.repetition}")}')
+    if bb is not None:  # the allocation's mount point: $DW_JOB_STRIPED, $DW_JOB_PRIVATE, $DW_PERSISTENT_STRIPED_<name>
+        where = f"rep{req.repetition}" if bb.persistent is None else f"{req.campaign}-t{req.trial}-rep{req.repetition}"
+        lines.append(f'DATA_DIR="${{{bb.variable}:?no DataWarp allocation}}"/{shlex.quote(where)}')
     else:
         lines.append(f"DATA_DIR={shlex.quote(str(req.data_dir))}")
     lines.append('mkdir -p "$DATA_DIR"')
@@ -160,6 +161,8 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
               "rc=$?", f"echo $rc >{shlex.quote(str(files.path('rc')))}",
               '[ "$rc" -ne 0 ] && [ "$AUTOTUNE_STATUS" -eq 0 ] && AUTOTUNE_STATUS=$rc',
               f'echo "$t0 $(date +%s.%N)" >{shlex.quote(str(files.path("time")))}']
+    if bb is not None and bb.persistent:  # a reservation outlives the job: leave no trial data on it
+        lines.append('rm -rf -- "$DATA_DIR"')
     if stripe:
         getstripe = f'lfs getstripe "$DATA_DIR" >{shlex.quote(str(files.path("getstripe")))} 2>&1'
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + getstripe)
@@ -167,12 +170,15 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
 
 
 def script_setup(requests: Sequence[RunRequest], options: Mapping[str, Any]) -> str:
-    """Lines before the repetitions: exit status bookkeeping, a stand-in for ``$DW_JOB_STRIPED``."""
+    """Lines before the repetitions: exit status bookkeeping, a stand-in for the DataWarp mount point
+    (``$DW_JOB_STRIPED``, ``$DW_JOB_PRIVATE`` or ``$DW_PERSISTENT_STRIPED_<name>``)."""
     lines = ["AUTOTUNE_STATUS=0  # the first failing repetition's exit code becomes the job's"]
-    if requests and requests[0].settings.bb is not None and options.get("dw_job_striped"):
+    bb = requests[0].settings.bb if requests else None
+    if bb is not None and options.get("dw_job_striped"):
         local = safe_word(options["dw_job_striped"], "dw_job_striped", _SAFE_PATH)
+        var = bb.variable
         lines += ["# no DataWarp here: a local directory stands in for the allocation",
-                  f'export DW_JOB_STRIPED="${{DW_JOB_STRIPED:-{local}}}"', 'mkdir -p "$DW_JOB_STRIPED"']
+                  f'export {var}="${{{var}:-{local}}}"', f'mkdir -p "${var}"']
     return "\n".join(lines)
 
 

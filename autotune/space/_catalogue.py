@@ -62,4 +62,7 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "burst-buffer nodes (capacity = nodes x granularity)", minimum=1),
     Known("bb.pool", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
           "DataWarp pool (granularity differs per pool)"),
+    Known("bb.access_mode", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+          "DataWarp access mode: striped (one namespace over the BB nodes) | private (a namespace per compute"
+          " node, one grain each; seed 000)"),
 )}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,17 @@ def dw_capacity(nodes: int, pool: Pool) -> tuple[int, str]:
         mib = math.floor(nodes * pool.granularity / 1024**2 + 1e-9)
         return mib * 1024**2, f"{mib}MiB"
     return gib * _GIB, f"{gib}GiB"
+
+
+ACCESS_MODES = ("striped", "private")
+
+
+def access_mode(config: Mapping[str, Any]) -> str:
+    """A configuration's DataWarp access mode (``bb.access_mode``, default striped), checked."""
+    mode = str(config.get("bb.access_mode", "striped"))
+    if mode not in ACCESS_MODES:
+        raise ConfigError(f"bb.access_mode: {mode!r} is not one of {', '.join(ACCESS_MODES)}")
+    return mode
 
 
 @dataclass(frozen=True)
