@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space import CATALOGUE
-from autotune.systems import FileSystem, SystemProfile, access_mode, dw_capacity
+from autotune.systems import NEAR_NODE, FileSystem, SystemProfile, access_mode, dw_capacity
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,48 @@ class BurstBuffer:
         return "DW_JOB_PRIVATE" if self.access_mode == "private" else "DW_JOB_STRIPED"
 
 
+RABBIT_TYPES = ("xfs", "gfs2", "lustre")
+RABBIT_NAME = "autotune"  # the jobdw name: the mount point is $DW_JOB_autotune (lowercase letters: NNF and Flux accept it)
+
+
+@dataclass(frozen=True)
+class NearNode:
+    """Today's tiers (docs/model.md): an HPE Rabbit allocation (``#DW jobdw type=... capacity=... name=...``),
+    node-local NVMe (``#SBATCH --tmp=``), or Lustre's Persistent Client Cache (``lfs project -p``)."""
+
+    kind: str                 # rabbit | nvme | pcc
+    capacity_bytes: int       # rabbit xfs/gfs2 and nvme: per compute node; rabbit lustre: the aggregate
+    capacity: str             # as written in "#DW jobdw capacity=" (GiB)
+    type: str = ""            # rabbit: xfs | gfs2 | lustre
+    pcc_project: int | None = None
+    pcc_archive_id: int | None = None
+    request: str = ""         # nvme: the site's way to ask for the local flash (a comment)
+
+    @property
+    def variable(self) -> str | None:
+        """The environment variable holding the mount point (Rabbit: ``DW_JOB_<name>``), None for a fixed path."""
+        return f"DW_JOB_{RABBIT_NAME}" if self.kind == "rabbit" else None
+
+
+def _gib(nbytes: float) -> tuple[int, str]:
+    gib = max(1, math.ceil(nbytes / 1024**3 - 1e-9))
+    return gib * 1024**3, f"{gib}GiB"
+
+
+def near_node(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern) -> NearNode:
+    """The allocation a near-node tier needs: per node for node-local file systems, the total for Rabbit Lustre."""
+    per_node = pattern.written_bytes / pattern.nodes
+    if fs.kind == "rabbit":
+        kind = str(config.get("rabbit.type", "lustre"))
+        if kind not in RABBIT_TYPES:
+            raise ConfigError(f"rabbit.type: {kind!r} is not one of {', '.join(RABBIT_TYPES)}")
+        nbytes, text = _gib(pattern.written_bytes if kind == "lustre" else per_node)
+        return NearNode("rabbit", nbytes, text, kind)
+    nbytes, text = _gib(per_node)
+    return NearNode(fs.kind, nbytes, text, pcc_project=fs.pcc_project, pcc_archive_id=fs.pcc_archive_id,
+                    request=fs.request)
+
+
 @dataclass(frozen=True)
 class Settings:
     """What a configuration means on one target: MPI-IO hints, striping, BB allocation, HDF5 settings."""
@@ -45,6 +88,7 @@ class Settings:
     info: dict[str, str]
     stripe: Stripe | None = None
     bb: BurstBuffer | None = None
+    near: NearNode | None = None
     hdf5_alignment: int | None = None
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -95,6 +139,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
     bb = burst_buffer(config, fs, pattern, persistent) if fs.kind == "datawarp" else None
+    near = near_node(config, fs, pattern) if fs.kind in NEAR_NODE else None
     align = config.get("hdf5.alignment")
-    return Settings(info=info, stripe=stripe, bb=bb,
+    return Settings(info=info, stripe=stripe, bb=bb, near=near,
                     hdf5_alignment=int(align) if align is not None else None, config=dict(config))

@@ -17,7 +17,7 @@ from typing import Any
 
 from autotune._paths import data_dirs
 from autotune.errors import ConfigError
-from autotune.hints import dw_lines, lfs_setstripe
+from autotune.hints import dw_lines, lfs_setstripe, pcc_lines
 from autotune.launch._base import RunRequest
 from autotune.launch._command import app_command, hint_env
 
@@ -104,13 +104,16 @@ def sbatch_lines(first: RunRequest, options: Mapping[str, Any], time_limit: floa
             lines.append(f"#SBATCH --{key}={safe_word(sched[key], key)}")
     if options.get("overcommit"):
         lines.append("#SBATCH --overcommit")
+    near = first.settings.near
+    if near is not None and near.kind == "nvme":  # Slurm's per-node temporary disk: the node-local flash
+        lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M")
     if _SAFE_PATH.match(str(log_dir)):  # else only on sbatch's command line (argv, no shell)
         lines += [f"#SBATCH --output={log_dir}/slurm-%j.out", f"#SBATCH --error={log_dir}/slurm-%j.err"]
     return lines
 
 
 def job_dw_lines(first: RunRequest, options: Mapping[str, Any]) -> list[str]:
-    """``#DW jobdw`` (+ stage_in/stage_out, validated paths) for a DataWarp target."""
+    """``#DW jobdw`` (+ stage_in/stage_out, validated paths) for a DataWarp or Rabbit target."""
     stage_in, stage_out = options.get("stage_in"), options.get("stage_out")
     return dw_lines(first.settings,
                     safe_word(stage_in, "stage_in", _SAFE_PATH) if stage_in else None,
@@ -137,12 +140,18 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
     bb = req.settings.bb
     cmd = app_command(req, python=options.get("python"), data_dir=DATA)
     lines = [f"# repetition {req.repetition}"]
+    near = req.settings.near
     if bb is not None:  # the allocation's mount point: $DW_JOB_STRIPED, $DW_JOB_PRIVATE, $DW_PERSISTENT_STRIPED_<name>
         where = f"rep{req.repetition}" if bb.persistent is None else f"{req.campaign}-t{req.trial}-rep{req.repetition}"
         lines.append(f'DATA_DIR="${{{bb.variable}:?no DataWarp allocation}}"/{shlex.quote(where)}')
+    elif near is not None and near.variable:  # a Rabbit allocation: $DW_JOB_<name>
+        lines.append(f'DATA_DIR="${{{near.variable}:?no Rabbit allocation}}"/{shlex.quote(f"rep{req.repetition}")}')
     else:
         lines.append(f"DATA_DIR={shlex.quote(str(req.data_dir))}")
     lines.append('mkdir -p "$DATA_DIR"')
+    for pcc in pcc_lines(req.settings, "$DATA_DIR"):  # RW-PCC: new files match the site's auto-cache rule
+        lines.append(f"if command -v lfs >/dev/null; then {pcc.split('  #')[0]}; "
+                     "else echo 'autotune: lfs not found: PCC project not set' >&2; fi")
     stripe = lfs_setstripe(req.settings, "$DATA_DIR")  # a lone $VAR comes back double-quoted
     if stripe:
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + stripe)
@@ -161,6 +170,8 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
               "rc=$?", f"echo $rc >{shlex.quote(str(files.path('rc')))}",
               '[ "$rc" -ne 0 ] && [ "$AUTOTUNE_STATUS" -eq 0 ] && AUTOTUNE_STATUS=$rc',
               f'echo "$t0 $(date +%s.%N)" >{shlex.quote(str(files.path("time")))}']
+    if near is not None and near.kind == "pcc":  # which files the cache holds (empty without lfs)
+        lines.append(f'command -v lfs >/dev/null && lfs pcc state "$DATA_DIR"/* >{shlex.quote(str(files.path("pcc")))} 2>&1')
     if bb is not None and bb.persistent:  # a reservation outlives the job: leave no trial data on it
         lines.append('rm -rf -- "$DATA_DIR"')
     if stripe:
@@ -174,9 +185,10 @@ def script_setup(requests: Sequence[RunRequest], options: Mapping[str, Any]) -> 
     (``$DW_JOB_STRIPED``, ``$DW_JOB_PRIVATE`` or ``$DW_PERSISTENT_STRIPED_<name>``)."""
     lines = ["AUTOTUNE_STATUS=0  # the first failing repetition's exit code becomes the job's"]
     bb = requests[0].settings.bb if requests else None
-    if bb is not None and options.get("dw_job_striped"):
+    near = requests[0].settings.near if requests else None
+    var = bb.variable if bb is not None else near.variable if near is not None else None
+    if var and options.get("dw_job_striped"):
         local = safe_word(options["dw_job_striped"], "dw_job_striped", _SAFE_PATH)
-        var = bb.variable
         lines += ["# no DataWarp here: a local directory stands in for the allocation",
                   f'export {var}="${{{var}:-{local}}}"', f'mkdir -p "${var}"']
     return "\n".join(lines)

@@ -40,6 +40,7 @@ class Resolved:
     bb_physical: int = 0
     cb_probe: bool = False      # ROMIO "automatic" fell back to independent after exchanging offsets
     bb_private: bool = False    # DataWarp private mode: one grain per compute node, no striping over BB nodes
+    rabbit_type: str = ""       # HPE Rabbit: xfs | gfs2 | lustre
 
 
 def _tri(config: Mapping[str, Any], key: str) -> str:
@@ -132,14 +133,17 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
     probe = collective and not cray and cbw == "automatic" and not cb_write
     private = fs.kind == "datawarp" and access_mode(config) == "private"
+    rabbit = str(config.get("rabbit.type", "lustre")) if fs.kind == "rabbit" else ""
     r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
-                 aligned, bb_nodes, bb_wrap, bb_phys, probe, private)
+                 aligned, bb_nodes, bb_wrap, bb_phys, probe, private, rabbit)
     eff: dict[str, Any] = {}
     if fs.kind == "lustre":
         eff.update({"striping_factor": sc, "striping_unit": ss})
     elif fs.kind == "datawarp":
         eff.update({"bb_nodes": bb_nodes, "bb_pool": fs.pool(config.get("bb.pool")).name, "striping_unit": ss,
                     "bb_access_mode": access_mode(config)})
+    elif rabbit:
+        eff["rabbit_type"] = rabbit
     if collective:
         eff.update({"romio_cb_write": "enable" if cb_write else "disable",
                     "romio_cb_read": "enable" if cb_read else "disable"})

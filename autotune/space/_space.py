@@ -214,6 +214,8 @@ class BoundSpace:
             env["derived.bb_capacity"] = (dw_capacity(1, pool)[0] * self.pattern.nodes if private
                                           else dw_capacity(int(env["bb.nodes"]), pool)[0])
             env["derived.bb_pool_nodes"] = pool.nodes
+        if self.fs.kind == "rabbit":
+            env.setdefault("rabbit.type", "lustre")
         return env
 
     def default_config(self) -> Config:
@@ -266,6 +268,10 @@ class BoundSpace:
                 r.expr.evaluate(self.env(base))
             except UnknownName as exc:
                 raise ConfigError(f"rule {r.name}: unknown name {exc.name!r} in {r.expr.text!r}") from None
+            if not r.params and r.expr.violation(self.env(base)) > 0:  # no parameter can fix it: the target cannot
+                ctx = ", ".join(f"{n} = {self.context[n]}" for n in sorted(r.expr.names) if n in self.context)
+                raise ConfigError(f"{_target(self.fs, self.system)}: the pattern breaks rule {r.name} ({r.expr.text}; "
+                                  f"{ctx}): {r.why}")
         for i, p in enumerate(self.active):
             values = p.values()
             bad = self._unary_breaks(name=p.name, values=values)
@@ -313,6 +319,8 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
 def _implied(fs: FileSystem) -> set[str]:
     """Parameters a rule may name without searching them: BoundSpace.env gives them their defaults."""
     names = {"cray.cb_nodes_multiplier", "cray.cb_write_lock_mode", "mpiio.romio_no_indep_rw", "mpiio.romio_cb_write"}
+    if fs.kind == "rabbit":
+        return names | {"rabbit.type"}
     return names | ({"bb.nodes", "bb.pool", "bb.access_mode"} if fs.kind == "datawarp" else set())
 
 

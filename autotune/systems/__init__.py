@@ -4,6 +4,7 @@ from autotune.systems._profile import (
     ACCESS_MODES,
     FS_KINDS,
     MPI_FLAVOURS,
+    NEAR_NODE,
     FileSystem,
     Pool,
     SystemProfile,
@@ -13,5 +14,5 @@ from autotune.systems._profile import (
     parse_system,
 )
 
-__all__ = ["ACCESS_MODES", "FS_KINDS", "MPI_FLAVOURS", "FileSystem", "Pool", "SystemProfile", "access_mode", "dw_capacity",
-           "load_system", "parse_system"]
+__all__ = ["ACCESS_MODES", "FS_KINDS", "MPI_FLAVOURS", "NEAR_NODE", "FileSystem", "Pool", "SystemProfile", "access_mode",
+           "dw_capacity", "load_system", "parse_system"]
