@@ -134,6 +134,35 @@ def _launch_prefix(req: RunRequest, options: Mapping[str, Any], jobid: str | Non
     return argv + list(extra)
 
 
+def script_stages(req: RunRequest, options: Mapping[str, Any]) -> bool:
+    """Whether the job script copies stage_in/stage_out itself: node-local flash (no workload manager does
+    it), or a local stand-in for a DataWarp/Rabbit allocation (standing in for the WLM's staging too)."""
+    near = req.settings.near
+    if near is not None and near.kind == "nvme":
+        return True
+    allocation = req.settings.bb is not None or (near is not None and near.kind == "rabbit")
+    return allocation and bool(options.get("dw_job_striped"))
+
+
+def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str]:
+    """The timed copy of ``stage_in`` into ``$DATA_DIR`` (before the timed run) or of ``$DATA_DIR`` to
+    ``stage_out``/rep<N> (after it); start, end and cp's exit code go to ``rep<N>.<which>``, reported apart
+    from the I/O being tuned. Node-local copies run once per node (``srun --ntasks-per-node=1``)."""
+    path = options.get(which)
+    if not path or not script_stages(req, options):
+        return []
+    where = safe_word(path, which, _SAFE_PATH)
+    out = shlex.quote(str(RepFiles(req.run_dir, req.repetition).path(which)))
+    per_node = f"srun -N {int(options.get('nodes') or req.app.nodes)} --ntasks-per-node=1 " if req.app.nodes > 1 else ""
+    if which == "stage_in":
+        copy = f'{per_node}cp -r -- {shlex.quote(where)}/. "$DATA_DIR"/'
+    else:
+        dest = shlex.quote(f"{where}/rep{req.repetition}")
+        copy = f'mkdir -p -- {dest} && {per_node}cp -r -- "$DATA_DIR"/. {dest}/'
+    return [f"s0=$(date +%s.%N)  # {which}: timed apart from the run", copy, "src=$?",
+            f'echo "$s0 $(date +%s.%N) $src" >{out}']
+
+
 def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | None = None) -> list[str]:
     """Shell lines for one repetition: data dir, striping, env, the timed launch, exit code and timings."""
     files = RepFiles(req.run_dir, req.repetition)
@@ -165,11 +194,13 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
         body.append(f"export {key}={sh(value)}")
     argv = _launch_prefix(req, options, jobid) + cmd.argv
     body.append(f"exec timeout --kill-after=10 {max(1, math.ceil(req.timeout))} " + " ".join(sh(a) for a in argv))
+    lines += staging(req, options, "stage_in")
     lines += ["t0=$(date +%s.%N)", "(", *("  " + b for b in body),
               f") >{shlex.quote(str(files.path('out')))} 2>{shlex.quote(str(files.path('err')))}",
               "rc=$?", f"echo $rc >{shlex.quote(str(files.path('rc')))}",
               '[ "$rc" -ne 0 ] && [ "$AUTOTUNE_STATUS" -eq 0 ] && AUTOTUNE_STATUS=$rc',
               f'echo "$t0 $(date +%s.%N)" >{shlex.quote(str(files.path("time")))}']
+    lines += staging(req, options, "stage_out")
     if near is not None and near.kind == "pcc":  # which files the cache holds (empty without lfs)
         lines.append(f'command -v lfs >/dev/null && lfs pcc state "$DATA_DIR"/* >{shlex.quote(str(files.path("pcc")))} 2>&1')
     if bb is not None and bb.persistent:  # a reservation outlives the job: leave no trial data on it

@@ -71,3 +71,15 @@ def test_rules_of_the_tiers() -> None:
     theta = load_system("theta")
     with pytest.raises(ConfigError, match="node_local_capacity"):
         load_space("node-local").bind(theta, theta.filesystem("ssd"), huge)
+
+
+def test_node_local_staging_is_copied_per_node_by_the_script(tmp_path: Path) -> None:
+    """No workload manager stages node-local flash: the job copies, once per node, timed apart from the run."""
+    reqs = make_requests(tmp_path, system="theta", fs="ssd", nodes=2, command=("./app",))
+    text = get_launcher("slurm")({"stage_in": "/lus/in", "stage_out": "/lus/out"}).render(reqs)
+    assert 'srun -N 2 --ntasks-per-node=1 cp -r -- /lus/in/. "$DATA_DIR"/' in text
+    assert 'mkdir -p -- /lus/out/rep0 && srun -N 2 --ntasks-per-node=1 cp -r -- "$DATA_DIR"/. /lus/out/rep0/' in text
+    assert text.index("/lus/in/.") < text.index("t0=$(date") < text.index("/lus/out/rep0/")
+    dw = make_requests(tmp_path / "dw", system="cori", fs="bb", command=("./app",))
+    real = get_launcher("slurm")({"stage_in": "/lus/in"}).render(dw)  # DataWarp stages it: no copy in the script
+    assert "cp -r" not in real and "#DW stage_in type=directory source=/lus/in destination=$DW_JOB_STRIPED" in real
