@@ -244,6 +244,10 @@ def _persistent(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, An
     if bb.get("persistent") is None:
         return None
     p = parse_persistent(bb["persistent"], fs, app.pattern.written_bytes)
+    staged = [k for k in ("stage_in", "stage_out") if launcher.get(k)]
+    if staged:  # seed 000: a second job staging the same files into a persistent space fails
+        raise ConfigError(f"launcher.{staged[0]}: not with target.bb.persistent (every trial job would stage into "
+                          "the same reservation; seed 000: staging the same files twice fails): stage once yourself")
     name, mode = str(launcher.get("name")), str(launcher.get("mode", "job"))
     if name not in ("slurm", "model") or (name == "slurm" and mode != "job"):
         raise ConfigError(f"target.bb.persistent: needs the slurm launcher in job mode (or the model), not {name!r}"

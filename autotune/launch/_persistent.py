@@ -114,8 +114,8 @@ def _load(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _run(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str:
-    """Submit one set-up/tear-down job and wait for it; its id, or AutotuneError when it did not complete."""
+def _submit(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str:
+    """Write and submit one set-up/tear-down job; its id."""
     from autotune.launch import _slurmctl as ctl
 
     job_dir.mkdir(parents=True, exist_ok=True)
@@ -124,27 +124,47 @@ def _run(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str
     path.chmod(0o750)
     extra = [x for x in (options.get("sbatch_args") or []) if isinstance(x, str)]
     try:
-        job_id = ctl.submit(path, [f"--chdir={job_dir}", *extra])
-        info, _ = ctl.wait(job_id, 300.0, float(options.get("grace", 30.0)), float(options.get("poll_interval", 0.5)))
+        return ctl.submit(path, [f"--chdir={job_dir}", *extra])
     except ctl.SlurmError as exc:
         raise AutotuneError(f"target.bb.persistent: the {name} job failed: {exc}") from None
+
+
+def _wait(job_id: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str:
+    """Wait for a set-up/tear-down job; its id, or AutotuneError when it did not complete."""
+    from autotune.launch import _slurmctl as ctl
+
+    try:
+        info, _ = ctl.wait(job_id, 300.0, float(options.get("grace", 30.0)), float(options.get("poll_interval", 0.5)))
+    except ctl.SlurmError as exc:
+        raise AutotuneError(f"target.bb.persistent: the {name} job {job_id} failed: {exc}") from None
     if info.state != "COMPLETED":
         raise AutotuneError(f"target.bb.persistent: the {name} job {job_id} ended {info.state}"
                             + (f" ({info.reason})" if info.reason else "") + f"; its log is in {job_dir}")
     return job_id
 
 
+def _save(path: Path, **state: Any) -> None:
+    path.write_text(json.dumps({**state, "at": time.time()}))
+
+
 def set_up(p: Persistent, campaign: str, system: SystemProfile, options: Mapping[str, Any], workdir: Path) -> str:
-    """Create the reservation once (a resumed campaign finds it in the state file); one line for the log."""
+    """Create the reservation once (a resumed campaign finds it in the state file, or waits for the create
+    job an interrupted attempt submitted); one line for the log."""
     state_path = workdir / STATE_FILE
     state = _load(state_path)
-    if state.get("name") == p.name and state.get("state") == "created":
+    mine = state.get("name") == p.name
+    if mine and state.get("state") == "created":
         return f"persistent reservation {p.name}: in place (created by job {state.get('create_job')})"
     if not p.create:
         return f"persistent reservation {p.name}: named as existing (not created)"
     job_dir = workdir / "bb-persistent"
-    job_id = _run(script(p, "create", campaign, system, options, job_dir), job_dir, "create", options)
-    state_path.write_text(json.dumps({"name": p.name, "state": "created", "create_job": job_id, "at": time.time()}))
+    if mine and state.get("state") == "creating" and state.get("create_job"):
+        job_id = str(state["create_job"])  # submitted by an interrupted attempt: wait for it, never submit twice
+    else:
+        job_id = _submit(script(p, "create", campaign, system, options, job_dir), job_dir, "create", options)
+        _save(state_path, name=p.name, state="creating", create_job=job_id)
+    _wait(job_id, job_dir, "create", options)
+    _save(state_path, name=p.name, state="created", create_job=job_id)
     return f"persistent reservation {p.name}: created ({p.capacity}, job {job_id})"
 
 
@@ -154,10 +174,10 @@ def tear_down(p: Persistent, campaign: str, system: SystemProfile, options: Mapp
         return f"persistent reservation {p.name}: kept (destroy it with a job holding '{bb_line(p, 'destroy')}')"
     state_path = workdir / STATE_FILE
     job_dir = workdir / "bb-persistent"
-    job_id = _run(script(p, "destroy", campaign, system, options, job_dir), job_dir, "destroy", options)
-    state = _load(state_path)
-    state_path.write_text(json.dumps({**state, "name": p.name, "state": "destroyed", "destroy_job": job_id,
-                                      "at": time.time()}))
+    job_id = _wait(_submit(script(p, "destroy", campaign, system, options, job_dir), job_dir, "destroy", options),
+                   job_dir, "destroy", options)
+    state = {k: v for k, v in _load(state_path).items() if k != "at"}
+    _save(state_path, **{**state, "name": p.name, "state": "destroyed", "destroy_job": job_id})
     return f"persistent reservation {p.name}: destroyed (job {job_id})"
 
 

@@ -88,3 +88,20 @@ def test_resume_finds_the_reservation_instead_of_creating_it_again(tmp_path: Pat
     again = set_up(c.persistent, c.study, c.system, options, c.workdir)  # what a resumed campaign does
     assert again == f"persistent reservation t2: in place (created by job {job})"
     assert len(list((c.workdir / "bb-persistent").glob("slurm-*.out"))) == 1  # one create job, not two
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_resume_waits_for_the_create_job_an_interrupted_attempt_submitted(tmp_path: Path) -> None:
+    ensure_local_slurm()
+    c = load_campaign(_campaign(tmp_path, {"name": "t3"}))
+    options = {k: v for k, v in c.launcher.items() if k != "name"}
+    assert c.persistent is not None
+    from autotune.launch._persistent import _submit, script
+
+    job_dir = c.workdir / "bb-persistent"
+    job = _submit(script(c.persistent, "create", c.study, c.system, options, job_dir), job_dir, "create", options)
+    (c.workdir / STATE_FILE).write_text(json.dumps({"name": "t3", "state": "creating", "create_job": job}))
+    assert set_up(c.persistent, c.study, c.system, options, c.workdir) == \
+        f"persistent reservation t3: created (82GiB, job {job})"  # the same job, not a second one
+    assert json.loads((c.workdir / STATE_FILE).read_text())["state"] == "created"

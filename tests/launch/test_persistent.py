@@ -55,6 +55,8 @@ def test_campaign_checks_target_and_launcher(tmp_path: Path) -> None:
     assert c.persistent is not None and c.persistent.name == "tune1"
     with pytest.raises(ConfigError, match="needs the slurm launcher in job mode"):
         load_campaign(_campaign(tmp_path, {"name": "tune1"}, launcher="local"))
+    with pytest.raises(ConfigError, match="launcher.stage_in: not with target.bb.persistent"):
+        load_campaign(_campaign(tmp_path, {"name": "tune1"}, launcher={"name": "slurm", "stage_in": "/in"}))
     with pytest.raises(ConfigError, match="mode 'step'"):
         load_campaign(_campaign(tmp_path, {"name": "tune1"}, launcher={"name": "slurm", "mode": "step"}))
     data = yaml.safe_load((tmp_path / "c.yaml").read_text())
