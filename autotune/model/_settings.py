@@ -111,7 +111,7 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     cb_write = collective and (cbw == "enable" or (cbw == "automatic" and interleaved))
     cb_read = collective and (cbr == "enable" or (cbr == "automatic" and interleaved))
     if cray:
-        base = _int(config, "mpiio.cb_nodes", sc if fs.kind != "posix" else pattern.nodes)
+        base = _int(config, "mpiio.cb_nodes", sc if fs.kind in ("lustre", "datawarp") else pattern.nodes)
         aggs = base * _int(config, "cray.cb_nodes_multiplier", 1)
         cb_buffer = ss
     else:
