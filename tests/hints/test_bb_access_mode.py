@@ -73,3 +73,10 @@ def test_model_private_is_one_bb_node_per_compute_node() -> None:
     meta = next(t for t in private.phases[0].terms if t.resource == "metadata")
     meta_s = next(t for t in striped.phases[0].terms if t.resource == "metadata")
     assert meta.seconds == pytest.approx(meta_s.seconds / 64)  # each private namespace its own metadata
+
+
+def test_bb_nodes_is_inert_in_private_mode() -> None:
+    from autotune.hints import inert
+
+    assert "bb.nodes" in inert({"bb.access_mode": "private", "bb.nodes": 9})
+    assert inert({"bb.access_mode": "striped", "bb.nodes": 9}) == {}
