@@ -13,6 +13,7 @@ from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
+from autotune.launch._persistent import Persistent, parse_persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
@@ -86,6 +87,7 @@ class Campaign:
     baseline: dict[str, Any] = field(default_factory=dict)  # the app's own settings (checked when bound)
     source: Path | None = None
     text: str = ""
+    persistent: Persistent | None = None  # target.bb.persistent: a DataWarp reservation all trial jobs use
 
     def with_overrides(self, **kw: Any) -> Campaign:
         return replace(self, **kw)
@@ -180,7 +182,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         if "launcher" in d and (d["launcher"] if isinstance(d["launcher"], str) else d["launcher"].get("name")) != "model":
             raise ConfigError("target: 'model' runs on the performance model; remove the launcher or make it 'model'")
         target, d["launcher"] = {}, d.get("launcher", {"name": "model"})
-    t = check_keys(target, {"filesystem", "path"}, "target")
+    t = check_keys(target, {"filesystem", "path", "bb"}, "target")
     for key in ("filesystem", "path"):
         if t.get(key) is not None:
             plain_text(expect(t[key], str, f"target.{key}", "a string"), f"target.{key}")
@@ -222,6 +224,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     workdir = _checks.workdir_path((Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir)
     tracking = _checks.tracking(check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking"))
     path = t.get("path") or fs.path
+    persistent = _persistent(t.get("bb"), fs, app, launcher)
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
@@ -229,7 +232,27 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
         baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
+        persistent=persistent,
     )
+
+
+def _persistent(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, Any]) -> Persistent | None:
+    """``target.bb.persistent``: a DataWarp reservation every trial job uses (slurm job mode or the model)."""
+    if value is None:
+        return None
+    bb = check_keys(value, {"persistent"}, "target.bb")
+    if bb.get("persistent") is None:
+        return None
+    p = parse_persistent(bb["persistent"], fs, app.pattern.written_bytes)
+    staged = [k for k in ("stage_in", "stage_out") if launcher.get(k)]
+    if staged:  # seed 000: a second job staging the same files into a persistent space fails
+        raise ConfigError(f"launcher.{staged[0]}: not with target.bb.persistent (every trial job would stage into "
+                          "the same reservation; seed 000: staging the same files twice fails): stage once yourself")
+    name, mode = str(launcher.get("name")), str(launcher.get("mode", "job"))
+    if name not in ("slurm", "model") or (name == "slurm" and mode != "job"):
+        raise ConfigError(f"target.bb.persistent: needs the slurm launcher in job mode (or the model), not {name!r}"
+                          + (f" mode {mode!r}" if name == "slurm" else ""))
+    return p
 
 
 def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from autotune.campaign._config import Campaign
 from autotune.campaign._names import clean_stale_data
 from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
+from autotune.campaign._reservation import release, reserve
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._stores import backfill_tracker, stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
@@ -125,6 +126,7 @@ class CampaignLoop:
             self.say(f"preflight: {note}")
         study = self.open()
         c = self.c
+        reserve(self.rt, self.say)  # target.bb.persistent: the set-up job (once)
         self.tracker.start(CampaignInfo(
             name=c.name, study=c.study, storage=c.storage, app=c.app.name, system=c.system.name, filesystem=c.fs.name,
             launcher=str(c.launcher["name"]), space=c.space.name, objective=f"{c.objective.direction} {c.objective.metric}",
@@ -147,6 +149,7 @@ class CampaignLoop:
             for s, h in old.items():
                 signal.signal(s, h)
             cancel_active(self.rt, self.say)  # stopped on purpose (or done): nothing left queued
+        release(self.rt, self.say, stopped)  # target.bb.persistent: the tear-down job unless kept
         summ = summary(self.rt, study)
         self.tracker.finish(summ)
         return LoopResult(study, self.rt, n_now, stopped, summ)

@@ -1,5 +1,6 @@
-"""Settings that cannot act, so are never exported: aggregator hints without collective buffering, and
-settings of a phase the objective does not measure (a read hint on a write-bandwidth campaign)."""
+"""Settings that cannot act, so are never exported: aggregator hints without collective buffering, the BB
+node count in DataWarp private mode, and settings of a phase the objective does not measure (a read hint on
+a write-bandwidth campaign)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def inert(config: Mapping[str, Any], phases: Sequence[str] = ("write",)) -> dict
     """
     out = {k: f"acts on {phase}s only, which the objective does not measure"
            for phase, names in PHASE_SETTINGS.items() if phase not in phases for k in names if k in config}
+    if config.get("bb.access_mode") == "private" and "bb.nodes" in config:
+        out["bb.nodes"] = "DataWarp private mode gives each compute node one grain, so bb.nodes has no effect"
     write_off = config.get("mpiio.romio_cb_write") == "disable" or "write" not in phases
     read_off = config.get("mpiio.romio_cb_read") == "disable" or "read" not in phases
     if not (write_off and read_off):
