@@ -18,6 +18,10 @@ def _med(xs: list[float]) -> float:
     return float(np.median(xs)) if xs else float("nan")
 
 
+def _mean(xs: list[float]) -> float:
+    return float(np.mean(xs)) if xs else float("nan")
+
+
 def method_table(records: list[dict[str, Any]], trials: int) -> dict[tuple[str, str], dict[str, float]]:
     """Per (kind, method): median regret at 5/10/20, median trials and benchmark seconds to 95%
     (a campaign that never got within 5% counts as ``trials + 1`` trials and its total seconds)."""
@@ -90,8 +94,8 @@ def loop_lines(records: list[dict[str, Any]], table: dict[tuple[str, str], dict[
         row = [table.get((kind, m)) for m in LOOP]
         if row[0] is None:
             continue
-        means = [np.mean([r["trials_to_95"] or trials + 1 for r in records if r["method"] == m
-                          and (kind == "all" or r["kind"] == kind)]) for m in LOOP]
+        means = [_mean([r["trials_to_95"] or trials + 1 for r in records if r["method"] == m
+                        and (kind == "all" or r["kind"] == kind)]) for m in LOOP]
         cells = [f"{r['trials_to_95']:.1f} / {mu:.1f}" if r else "-" for r, mu in zip(row, means, strict=True)]
         others = [r["trials_to_95"] for r in row[1:3] if r]
         met = all(row[0]["trials_to_95"] < o for o in others)

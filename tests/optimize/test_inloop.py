@@ -143,7 +143,8 @@ def test_trials_carry_the_constants_in_force_and_who_proposed_them(tmp_path: Pat
     assert trials[0].user_attrs.get("is_default") and SOURCE_ATTR not in trials[0].user_attrs
     assert [t.user_attrs[SOURCE_ATTR] for t in trials[1:4]] == ["model"] * 3  # the refitting start
     assert {t.user_attrs[SOURCE_ATTR] for t in trials[4:]} <= {"model", "pattern", "tpe"}
-    assert trials[1].user_attrs["model_fitted_on"] == 1 and trials[-1].user_attrs["model_fitted_on"] == 11
+    # refitted before every trial up to REFIT_ALWAYS (10) completed ones, then after 20% more (12)
+    assert [t.user_attrs["model_fitted_on"] for t in trials] == [*range(11), 10]
     assert not any(t.user_attrs.get("initial") for t in trials)  # nothing enqueued: the sampler proposes the start
 
 
