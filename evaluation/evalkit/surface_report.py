@@ -100,14 +100,18 @@ def loop_lines(records: list[dict[str, Any]], table: dict[tuple[str, str], dict[
         others = [r["trials_to_95"] for r in row[1:3] if r]
         met = all(row[0]["trials_to_95"] < o for o in others)
         out.append(f"| {kind} | " + " | ".join(cells) + f" | {'met' if met else 'NOT met'} |")
-    by = {(r["truth"], r["seed"], r["method"]): r["trials_to_95"] or trials + 1 for r in records}
-    for other in LOOP[1:]:
-        pairs = [(v, by[(t, s, other)]) for (t, s, m), v in by.items() if m == "refit" and (t, s, other) in by]
-        if pairs:
-            w = sum(a < b for a, b in pairs)
-            tie = sum(a == b for a, b in pairs)
-            out.append(f"- refit vs {other}, paired by truth and seed: fewer trials to 95% in {w}, as many in {tie}, "
-                       f"more in {len(pairs) - w - tie} of {len(pairs)}")
+    out += ["", "Per truth (median trials to 95% refit / autotune / tpe / cold): " + "; ".join(
+        f"{t} {' / '.join(format(ms[m]['trials_to_95'], '.0f') if m in ms else '-' for m in LOOP)}"
+        for t, ms in per_truth(records, trials).items() if "refit" in ms), ""]
+    for kind in ("structural", "real"):
+        by = {(r["truth"], r["seed"], r["method"]): r["trials_to_95"] or trials + 1 for r in records if r["kind"] == kind}
+        for other in LOOP[1:]:
+            pairs = [(v, by[(t, s, other)]) for (t, s, m), v in by.items() if m == "refit" and (t, s, other) in by]
+            if pairs:
+                w = sum(a < b for a, b in pairs)
+                tie = sum(a == b for a, b in pairs)
+                out.append(f"- {kind}: refit vs {other}, paired by truth and seed: fewer trials to 95% in {w}, as many in "
+                           f"{tie}, more in {len(pairs) - w - tie} of {len(pairs)}")
     loops = [r["loop"] for r in records if r.get("loop")]
     if loops:
         model = [sum(p == "model" for p in lp["proposed_by"][4:]) / max(1, len(lp["proposed_by"][4:])) for lp in loops]
