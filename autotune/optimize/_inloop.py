@@ -158,7 +158,8 @@ class ModelArm:
         ok = [t for t in done if t.value is not None and math.isfinite(t.value) and t.value > 0]
         if len(ok) > MAX_RUNS:
             best = sorted(ok, key=lambda t: float(t.value), reverse=self.maximize)[:MAX_RUNS // 2]  # type: ignore[arg-type]
-            recent = [t for t in sorted(ok, key=lambda t: -t.number) if t not in best][:MAX_RUNS - len(best)]
+            taken = {t.number for t in best}
+            recent = [t for t in sorted(ok, key=lambda t: -t.number) if t.number not in taken][:MAX_RUNS - len(best)]
             ok = best + recent
         return [MeasuredRun(self.space.pattern, self.space.from_optuna(t.params), float(t.value),  # type: ignore[arg-type]
                             self.metric) for t in ok]
