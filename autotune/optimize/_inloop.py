@@ -111,6 +111,7 @@ class ModelArm:
     rho: float = math.nan
     losses: int = 0
     fitted_on: int = 0                # completed trials of the last refit
+    blind: bool = False               # the model cannot predict the metric here: it never proposes
     _pool: list[Config] = field(default_factory=list)
     _ranked: list[Config] = field(default_factory=list)
     _credit: float = 0.0
@@ -128,7 +129,11 @@ class ModelArm:
         if self._pool:
             return
         top = model_ranked(self.space, self.metric, self.maximize, max(self.top, 10), self.start)
-        if not top or not informative(self.space, self.metric, top[0], self.start):
+        if not top:  # the model cannot predict this metric (or this target): it stays out of the loop
+            self.top, self.names, self._ranked, self.blind = 0, (), [], True
+            self._pool = [self.space.default_config()]
+            return
+        if not informative(self.space, self.metric, top[0], self.start):
             self.top = 0  # the model does not tell the configurations apart here: no start, the share rule decides
         keys: set[tuple[Any, ...]] = set()
         for cfg in top + candidates(self.space, POOL, self.seed):
@@ -177,7 +182,7 @@ class ModelArm:
                 self.constants = fit.constants
             except (AutotuneError, ValueError, np.linalg.LinAlgError):
                 pass  # keep the constants in force
-        if len(runs) >= MIN_RHO_TRIALS:
+        if len(runs) >= MIN_RHO_TRIALS and not self.blind:
             pred = [predicted(m, self.space.system, self.space.fs.name, self.constants) for m in runs]
             keep = [i for i, p in enumerate(pred) if math.isfinite(p)]
             self.rho = spearman([pred[i] for i in keep], [runs[i].seconds for i in keep])
@@ -199,10 +204,13 @@ class ModelArm:
 
     # -- what the sampler asks -----------------------------------------------------------------------------
     def share(self, n_done: int) -> float:
-        return share(self.rho, self.losses) if n_done >= MIN_RHO_TRIALS else 0.0
+        return share(self.rho, self.losses) if n_done >= MIN_RHO_TRIALS and not self.blind else 0.0
 
     def turn(self, n_model: int, n_done: int) -> bool:
         """Whether this proposal is the model's: during the start (``n_model`` < ``top``), or by the share."""
+        self._prepare()
+        if self.blind:
+            return False
         if n_model < self.top:
             return True
         self._credit += self.share(n_done)

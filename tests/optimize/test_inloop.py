@@ -129,6 +129,15 @@ def test_turns_follow_the_start_then_the_accumulated_share(space: BoundSpace) ->
     assert not any(arm.turn(3, 10) for _ in range(20))
 
 
+def test_a_metric_the_model_cannot_predict_keeps_it_out_of_the_loop(space: BoundSpace) -> None:
+    arm = ModelArm(space, "frames_per_second", True, seed=0)
+    trials = _trials(space, CONFIGS, arm.start)
+    assert arm.update(trials) and arm.names == () and math.isnan(arm.rho)
+    assert not any(arm.turn(n, len(trials)) for n in range(6)) and arm.propose(set()) is None
+    assert arm.attrs(len(trials)) == {"model_constants": {}, "model_moved": {}, "model_fitted_on": len(trials),
+                                      "model_rho": None, "model_share": 0.0}
+
+
 def _refit_campaign(tmp: Path, **over: Any) -> Any:
     return campaign(tmp, sampler={"name": "autotune", "seed": 1, "prior": {"top": 3, "refit": True}}, **over)
 
