@@ -166,8 +166,10 @@ class ModelArm:
             taken = {t.number for t in best}
             recent = [t for t in sorted(ok, key=lambda t: -t.number) if t.number not in taken][:MAX_RUNS - len(best)]
             ok = best + recent
-        return [MeasuredRun(self.space.pattern, self.space.from_optuna(t.params), float(t.value),  # type: ignore[arg-type]
-                            self.metric) for t in ok]
+        # the default trial ran the system's defaults (only the fixed settings applied), as `autotune model fit` reads it
+        return [MeasuredRun(self.space.pattern, dict(self.space.fixed) if t.user_attrs.get("is_default")
+                            else self.space.from_optuna(t.params), float(t.value), self.metric)  # type: ignore[arg-type]
+                for t in ok]
 
     def _refit(self, runs: list[Any]) -> None:
         from autotune.errors import AutotuneError
