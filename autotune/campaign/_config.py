@@ -28,7 +28,7 @@ APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pa
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
-PRIOR_KEYS = frozenset({"top", "scale"})
+PRIOR_KEYS = frozenset({"top", "scale", "refit"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
 SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
@@ -271,8 +271,11 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
         for k, v in scale.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ConfigError(f"sampler.prior.scale.{k}: {v!r} is not a positive number")
+        expect(p.get("refit", False), bool, "sampler.prior.refit", "true or false")
+        if p.get("refit") and sampler["name"] != "autotune":
+            raise ConfigError(f"sampler.prior.refit: the model in the loop needs sampler autotune, not {sampler['name']}")
     elif prior is not None and not isinstance(prior, bool) and not (isinstance(prior, int) and prior >= 0):
-        raise ConfigError(f"sampler.prior: {prior!r} is not true/false, a count >= 0 or a mapping {{top, scale}}")
+        raise ConfigError(f"sampler.prior: {prior!r} is not true/false, a count >= 0 or a mapping {{top, scale, refit}}")
     if "warm_start" in sampler:
         w = check_keys(sampler["warm_start"], WARM_KEYS, "sampler.warm_start", required=("storage", "study"))
         if "top" in w and (isinstance(w["top"], bool) or not isinstance(w["top"], int) or w["top"] < 0):

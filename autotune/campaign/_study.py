@@ -29,7 +29,7 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.St
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
     storage = make_storage(c.storage)
-    sampler = make_sampler(c.sampler, space)
+    sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize)
     if not create:
         try:
             return optuna.load_study(study_name=c.study, storage=storage, sampler=sampler)

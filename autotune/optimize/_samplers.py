@@ -37,13 +37,17 @@ class AskTellGridSampler(optuna.samplers.GridSampler):
 
 @dataclass
 class SamplerArgs:
-    """What a sampler factory gets: the bound space, the seed, ``startup_trials`` and the extra ``options``."""
+    """What a sampler factory gets: the bound space, the seed, ``startup_trials``, the extra ``options``, the
+    ``prior`` mapping and the objective (``metric``, ``maximize``; the model in the loop needs them)."""
 
     name: str
     space: BoundSpace
     seed: int | None
     startup: int | None
     options: dict[str, Any]
+    prior: dict[str, Any] | None = None
+    metric: str | None = None
+    maximize: bool = True
 
     def startup_kw(self) -> dict[str, Any]:
         return {} if self.startup is None else {"n_startup_trials": self.startup}
@@ -72,8 +76,16 @@ def _autotune(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     if gp_trials:
         _needs("torch", "sampler.options.gp_trials needs PyTorch: install it with `make setup-gp`")
         early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
+    model = None
+    if a.prior and a.prior.get("refit") and a.metric is not None:
+        from autotune.optimize._inloop import ModelArm
+        from autotune.optimize._prior import scaled_constants
+
+        _needs("scipy", "sampler.prior.refit needs scipy: pip install 'autotune[model]'")
+        start = scaled_constants(a.space, a.prior["scale"]) if a.prior.get("scale") else None
+        model = ModelArm(a.space, a.metric, a.maximize, top=int(a.prior["top"]), start=start, seed=a.seed or 0)
     try:
-        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), **local)
+        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), model=model, **local)
     except ValueError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None
 
@@ -110,14 +122,19 @@ for _name, _factory in (("autotune", _autotune), ("tpe", _tpe), ("random", _rand
     SAMPLERS.register(_name, _factory)
 
 
-def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.BaseSampler:
-    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``."""
+def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = None,
+                 maximize: bool = True) -> optuna.samplers.BaseSampler:
+    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``; ``metric`` and
+    ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop."""
+    from autotune.optimize._start import prior_spec
+
     name = str(spec.get("name", DEFAULT_SAMPLER))
     factory = SAMPLERS.get(name)
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
     try:
-        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {})))
+        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {}),
+                                   prior_spec(spec), metric, maximize))
     except TypeError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None

@@ -33,7 +33,8 @@ class StartSpec(Protocol):
 
 
 def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
-    """``sampler.prior`` as a mapping: ``{top, scale}`` (``autotune`` uses the model by default)."""
+    """``sampler.prior`` as a mapping: ``{top, scale, refit}`` (``autotune`` uses the model by default; ``refit``:
+    the model in the loop, ``autotune.optimize._inloop``)."""
     raw = sampler.get("prior", sampler.get("name", "autotune") == "autotune")
     if raw is False or raw is None:
         return {"top": 0}
@@ -41,7 +42,7 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
         return {"top": PRIOR_TOP}
     if isinstance(raw, int):
         return {"top": raw}
-    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {})}
+    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {}), "refit": bool(raw.get("refit"))}
 
 
 def informative(space: BoundSpace, metric: str, top: Config, constants: Any = None) -> bool:
@@ -58,7 +59,7 @@ def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> lis
     if c.sampler.get("warm_start"):
         out += warm_start(study, space, dict(c.sampler["warm_start"]))
     prior = prior_spec(c.sampler)
-    if prior["top"] > 0:
+    if prior["top"] > 0 and not prior.get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive
         constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
         ranked = model_ranked(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
         if ranked and informative(space, c.objective.metric, ranked[0], constants):
