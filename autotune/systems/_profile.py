@@ -10,6 +10,7 @@ from typing import Any
 from autotune._paths import available, find_named
 from autotune._yaml import check_keys, expect, load_yaml, positive_int
 from autotune.errors import ConfigError
+from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
 from autotune.units import parse_size
 
@@ -94,6 +95,7 @@ class SystemProfile:
     scheduler: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    charge: Charge = DEFAULT_CHARGE  # charge rates (``charge:``), for campaigns with ``objective.cost``
 
     @property
     def is_cray(self) -> bool:
@@ -117,7 +119,8 @@ _FS_KEYS = frozenset({
     "kind", "path", "description", "osts", "oss", "default_stripe_count", "default_stripe_size",
     "bb_nodes", "pools", "default_pool", "stripe_size", "model", "pfl",
 })
-_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model"})
+_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model",
+                       "charge"})
 
 
 def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
@@ -185,6 +188,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         cores_per_node=positive_int(node.get("cores", 1), f"{where}.node.cores"),
         filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
+        charge=parse_charge(d.get("charge"), f"{where}.charge"),
     )
 
 
