@@ -81,6 +81,8 @@ def parse_cost(value: Any, system: SystemProfile, where: str = "objective.cost")
     """``objective.cost``: true (the profile's rates), or a mapping {exchange_rate, within}; false/absent: None."""
     if value is None or value is False:
         return None
+    if value is not True and not isinstance(value, dict):
+        raise ConfigError(f"{where}: {value!r} is not true/false or a mapping {{exchange_rate, within}}")
     d = {} if value is True else check_keys(value, COST_KEYS, where)
     ch = system.charge
     if "exchange_rate" in d:
