@@ -53,7 +53,7 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
 
 def report_data(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, Any]:
     """Everything the report states, as JSON-ready data (what the tests recompute)."""
-    out = {
+    out: dict[str, Any] = {
         "metric": cmp.metric, "unit": cmp.unit, "direction": "maximize" if cmp.maximize else "minimize",
         "targets": [target_data(f) for f in figs],
         "winner": cmp.winner.label if cmp.winner else None,

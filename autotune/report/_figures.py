@@ -136,7 +136,8 @@ def importance(study: optuna.Study) -> dict[str, float]:
             warnings.simplefilter("ignore")
             ev = optuna.importance.FanovaImportanceEvaluator(seed=0)
             return {k: float(v) for k, v in optuna.importance.get_param_importances(
-                view, evaluator=ev, params=sorted(varying), target=value_of).items()}
+                view, evaluator=ev, params=sorted(varying),
+                target=lambda t: float(t.values[0])).items()}
     except (ValueError, RuntimeError):
         return {}
 

@@ -134,9 +134,11 @@ def test_compare_report_draws_fronts_and_prices_the_speed(tmp_path: Path) -> Non
 
 def test_resume_keeps_the_objectives_and_refuses_another_rate(tmp_path: Path) -> None:
     data = {**_bb_grid(tmp_path), "budget": {"trials": 2}}
-    c, study = _run(data)
-    c2, study2 = _run({**data, "budget": {"trials": 3}})
-    assert len([t for t in study2.trials if t.values]) == 3
+    _, study = _run(data)
+    first = {t.number: t.values for t in study.trials if t.values}
+    _, study2 = _run({**data, "budget": {"trials": 3}})  # resume: one more trial, the first two kept as told
+    again = {t.number: t.values for t in study2.trials if t.values}
+    assert len(first) == 2 and len(again) == 3 and all(again[n] == v for n, v in first.items())
     with pytest.raises(ConfigError, match="told at 1 BB node-hour = 0.1"):
         _run({**data, "objective": {**data["objective"], "cost": {"exchange_rate": 2}}})
     single = {**data, "objective": {k: v for k, v in data["objective"].items() if k != "cost"}}
