@@ -23,8 +23,6 @@ def _open(rt: Any, create: bool) -> optuna.Study:
 
     c = rt.campaign
     if c.objective.cost is not None:
-        from autotune.errors import ConfigError
-
         raise ConfigError("objective.cost: the service tells one value per production job, not a cost; tune a "
                           "two-objective campaign with `autotune tune` and export its recommendation")
     if c.storage.startswith("sqlite:///"):

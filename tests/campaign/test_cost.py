@@ -203,3 +203,34 @@ def test_charge_validation(charge: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as exc:
         parse_system(data, "test")
     assert message in str(exc.value)
+
+
+def test_service_refuses_a_two_objective_campaign(tmp_path: Path, capsys: Any) -> None:
+    from autotune.cli import main
+
+    path = tmp_path / "bb.yaml"
+    path.write_text(yaml.safe_dump(_bb_grid(tmp_path)))
+    assert main(["ask", str(path), "--job-id", "1"]) == 2
+    assert "objective.cost: the service tells one value per production job" in capsys.readouterr().err
+
+
+def test_mlflow_records_both_objectives_and_the_front(tmp_path: Path) -> None:
+    from mlflow.tracking import MlflowClient
+
+    from autotune.tracking import get_tracker
+
+    c = _campaign(_bb_grid(tmp_path))
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    tracker = get_tracker("mlflow", {"uri": uri, "experiment": "cost", "artifacts": str(tmp_path / "art")})
+    res = CampaignLoop(c, tracker=tracker, out=io.StringIO(), progress=False).run()
+    client = MlflowClient(tracking_uri=uri)
+    runs = client.search_runs([client.get_experiment_by_name("cost").experiment_id], max_results=100)
+    parent = next(r for r in runs if "mlflow.parentRunId" not in r.data.tags)
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert children
+    for child in children:
+        t = res.study.trials[int(child.data.tags["autotune.trial"])]
+        assert child.data.metrics["cost"] == pytest.approx(t.values[1])
+        assert child.data.metrics["best_seconds"] == pytest.approx(t.values[0])
+    assert parent.data.metrics["best_cost"] == pytest.approx(res.summary["best_cost"])
+    assert "pareto_front.json" in {a.path for a in client.list_artifacts(parent.info.run_id)}
