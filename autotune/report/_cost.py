@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autotune.campaign._cost import CostObjective, Point, recommend
+from autotune.campaign._cost import CostObjective, Point, pareto, recommend
 from autotune.report._figures import TargetFigures
 
 
@@ -100,7 +100,7 @@ def cost_data(figs: list[TargetFigures], rule: CostObjective) -> dict[str, Any]:
                            "unit_per_bb_node_hour": rule.unit_per_bb_node_hour, "targets": {}}
     for f in figs:
         r = recommend(f.points, rule, f.maximize)
-        out["targets"][f.label] = {"front": [point(p) for p in _front(f, rule)],
+        out["targets"][f.label] = {"front": [point(p) for p in pareto(f.points, x, f.maximize)],
                                    "recommended": point(r) if r is not None else None}
     got = picks(figs, rule)
     if got is not None:
@@ -108,8 +108,3 @@ def cost_data(figs: list[TargetFigures], rule: CostObjective) -> dict[str, Any]:
         out["fastest"] = {"target": got[1].target.label, **point(got[1].point)}
     return out
 
-
-def _front(f: TargetFigures, rule: CostObjective) -> list[Point]:
-    from autotune.campaign._cost import pareto
-
-    return pareto(f.points, rule.exchange_rate, f.maximize)

@@ -10,7 +10,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
-from autotune.campaign._cost import CostObjective, Point, pareto, recommend
+from autotune.campaign._cost import CostObjective, Point
 from autotune.campaign._objectives import points, value_of
 
 MIB_METRIC = "bandwidth"
@@ -68,21 +68,6 @@ class TargetFigures:
     canonical_unit: str | None = None  # the unit values are stored in (the campaign's metric kind)
     cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
     points: list[Point] = field(default_factory=list)
-
-    @property
-    def front(self) -> list[Point]:
-        """The Pareto front (metric, cost at the rule's exchange rate), cheapest first."""
-        return pareto(self.points, self.cost_rule.exchange_rate, self.maximize) if self.cost_rule else []
-
-    @property
-    def recommended(self) -> Point | None:
-        return recommend(self.points, self.cost_rule, self.maximize) if self.cost_rule else None
-
-    @property
-    def fastest(self) -> Point | None:
-        if not self.points:
-            return None
-        return (max if self.maximize else min)(self.points, key=lambda p: (p.value, -p.number))
 
     @property
     def maximize(self) -> bool:

@@ -234,3 +234,18 @@ def test_mlflow_records_both_objectives_and_the_front(tmp_path: Path) -> None:
         assert child.data.metrics["best_seconds"] == pytest.approx(t.values[0])
     assert parent.data.metrics["best_cost"] == pytest.approx(res.summary["best_cost"])
     assert "pareto_front.json" in {a.path for a in client.list_artifacts(parent.info.run_id)}
+
+
+def test_front_and_pick_for_a_bandwidth_metric() -> None:
+    """A maximised metric: the front keeps (more bandwidth, less cost) trade-offs; `within` is on time."""
+    from autotune.campaign._cost import CostParts, Point, pareto, recommend
+
+    # bandwidth = 100 / seconds; 10 compute nodes; BB nodes vary
+    pts = [Point(n, 100 / s, CostParts(s, 10, b)) for n, (s, b) in enumerate([(10, 1), (5, 4), (4, 16), (6, 16)])]
+    front = pareto(pts, 1.0, maximize=True)
+    assert [p.number for p in front] == [1, 2]  # trials 0 and 3 are slower and dearer than trial 1
+    assert recommend(pts, CostObjective(1.0), maximize=True).number == 1   # 5 s x 14 = 70 node-s: cheapest
+    assert recommend(pts, CostObjective(0.0), maximize=True).number == 2   # BB free: 4 s x 10 = the fastest
+    # within 25% of the fastest (4 s -> 5 s allowed) at a dear rate: trial 1; within 10%: only trial 2
+    assert recommend(pts, CostObjective(5.0, 0.25), maximize=True).number == 1
+    assert recommend(pts, CostObjective(5.0, 0.10), maximize=True).number == 2
