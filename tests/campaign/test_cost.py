@@ -249,3 +249,13 @@ def test_front_and_pick_for_a_bandwidth_metric() -> None:
     # within 25% of the fastest (4 s -> 5 s allowed) at a dear rate: trial 1; within 10%: only trial 2
     assert recommend(pts, CostObjective(5.0, 0.25), maximize=True).number == 1
     assert recommend(pts, CostObjective(5.0, 0.10), maximize=True).number == 2
+
+
+@pytest.mark.parametrize("name", ["nsga2", "random"])
+def test_multi_objective_samplers_run_a_cost_campaign(tmp_path: Path, name: str) -> None:
+    data = _data(sampler={"name": name, "seed": 2}, budget={"trials": 4}, objective={"repeats": 1},
+                 workdir=str(tmp_path / "work"), tracking={"enabled": False})
+    res = CampaignLoop(_campaign(data), out=io.StringIO(), progress=False).run()
+    ran = [t for t in res.study.trials if t.user_attrs.get("ran")]
+    assert len(ran) == 4 and all(len(t.values) == 2 and "cost" in t.user_attrs for t in ran)
+    assert res.summary["best_trial"] in {p["trial"] for p in res.summary["pareto_front"]}
