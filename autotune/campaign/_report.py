@@ -97,7 +97,8 @@ def cost_lines(s: dict[str, Any]) -> list[str]:
                    f"{s['best_bb_node_hours']:.4g} BB node-hours){charge}")
     out.append(f"  chosen as {s['cost_rule']}")
     out.append(f"  Pareto front ({len(s['pareto_front'])} trials, cheapest first):")
-    out += [f"    trial {p['trial']:3d}: {p['value']:.4g}, {p['seconds']:.4g} s of I/O, {p['cost']:.4g} node-hours"
+    out += [f"    trial {p['trial']:3d}: " + (f"{s['metric']} {p['value']:.4g}, " if p["value"] != p["seconds"] else "")
+            + f"{p['seconds']:.4g} s of I/O, {p['cost']:.4g} node-hours"
             + (f", {p['bb_nodes']} BB nodes" if p["bb_nodes"] else "") for p in s["pareto_front"]]
     return out
 
