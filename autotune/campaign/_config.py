@@ -9,6 +9,7 @@ from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
 from autotune.campaign import _checks
+from autotune.campaign._cost import CostObjective, parse_cost
 from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
@@ -25,7 +26,7 @@ TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space",
                       "launcher", "storage", "study", "tracking", "workdir", "executor", "baseline"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
                       "hint_files", "cwd", "reads"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm", "cost"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
 PRIOR_KEYS = frozenset({"top", "scale", "refit"})
@@ -45,6 +46,7 @@ class Objective:
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
     confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
+    cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/_cost.py)
 
     @property
     def maximize(self) -> bool:
@@ -206,7 +208,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     confirm = o.get("confirm", 3)
     if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
         raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
-    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm,
+                        cost=parse_cost(o.get("cost"), system))
+    if objective.cost is not None:
+        _checks.cost_combinations(objective.adaptive, sampler)
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")

@@ -46,10 +46,11 @@ def measurements_of(paths: Sequence[str], storage: str | None = None) -> tuple[A
             raise ConfigError(f"{path}: study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
         space = c.space.bind(c.system, c.fs, c.app.pattern)
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            if t.value is None or not math.isfinite(t.value) or t.value <= 0 or t.user_attrs.get("infeasible"):
+            v = t.values[0] if t.values else None  # objective 0 (the metric), one or two objectives
+            if v is None or not math.isfinite(v) or v <= 0 or t.user_attrs.get("infeasible"):
                 continue
             cfg = dict(space.fixed) if t.user_attrs.get("is_default") else space.from_optuna(t.params)
-            runs.append(MeasuredRun(c.app.pattern, cfg, float(t.value), c.objective.metric))
+            runs.append(MeasuredRun(c.app.pattern, cfg, float(v), c.objective.metric))
     if system is None or fs is None or not runs:
         raise ConfigError("model fit: no completed trials with a positive value in the campaign(s)")
     return system, fs, runs

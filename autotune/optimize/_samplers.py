@@ -21,6 +21,10 @@ from autotune.optimize._local import AutotuneSampler
 from autotune.space import BoundSpace
 
 DEFAULT_SAMPLER = "autotune"
+# With two objectives (``objective.cost``): these samplers optimise one objective only and are refused, and the
+# autotune sampler (its pattern-search moves need one incumbent value) falls back to TPE's multi-objective mode.
+SINGLE_OBJECTIVE_ONLY = frozenset({"cmaes", "ga"})
+MULTI_OBJECTIVE_FALLBACK = {"autotune": "tpe"}
 # ``options.gp_trials: N``: the autotune sampler's model phase is a GP for the first N trials (more sample-efficient
 # from a cold start, ~0.3 s per proposal here), then TPE (cheap at any length). Off by default: see README.
 GP_TRIALS = 0
@@ -105,6 +109,11 @@ def _grid(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     return AskTellGridSampler(grid, seed=a.seed)
 
 
+def _nsga2(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    """NSGA-II (multi-objective evolutionary; ``options``: population_size, mutation_prob, crossover_prob...)."""
+    return optuna.samplers.NSGAIISampler(**{"seed": a.seed, **a.options})
+
+
 def _gp(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     _needs("torch", "sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
     return optuna.samplers.GPSampler(**{"seed": a.seed, **a.startup_kw(), **a.options})
@@ -118,16 +127,31 @@ def _cmaes(a: SamplerArgs) -> optuna.samplers.BaseSampler:
 
 SAMPLERS: Registry[Callable[[SamplerArgs], optuna.samplers.BaseSampler]] = Registry("sampler", "sampler.name", NOT_ONE_OF)
 for _name, _factory in (("autotune", _autotune), ("tpe", _tpe), ("random", _random), ("grid", _grid), ("gp", _gp),
-                        ("cmaes", _cmaes), ("ga", _ga)):
+                        ("cmaes", _cmaes), ("ga", _ga), ("nsga2", _nsga2)):
     SAMPLERS.register(_name, _factory)
 
 
-def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = None,
-                 maximize: bool = True) -> optuna.samplers.BaseSampler:
+def sampler_for(spec: dict[str, Any], objectives: int) -> tuple[dict[str, Any], str | None]:
+    """The sampler spec for ``objectives`` objectives and a notice when it is not the one asked for."""
+    name = str(spec.get("name", DEFAULT_SAMPLER))
+    if objectives < 2 or name not in MULTI_OBJECTIVE_FALLBACK:
+        return spec, None
+    to = MULTI_OBJECTIVE_FALLBACK[name]
+    options = {k: v for k, v in dict(spec.get("options") or {}).items()
+               if k not in ("local_fraction", "warmup", "gp_trials")}
+    return ({**spec, "name": to, "options": options},
+            f"sampler {name} optimises one objective: this two-objective campaign (metric, cost) uses {to}'s "
+            "multi-objective mode instead")
+
+
+def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = None, maximize: bool = True,
+                 objectives: int = 1) -> optuna.samplers.BaseSampler:
     """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``; ``metric`` and
-    ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop."""
+    ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop (for ``objectives`` > 1
+    the autotune sampler falls back to TPE: ``sampler_for``)."""
     from autotune.optimize._start import prior_spec
 
+    spec = sampler_for(spec, objectives)[0]
     name = str(spec.get("name", DEFAULT_SAMPLER))
     factory = SAMPLERS.get(name)
     seed = spec.get("seed")

@@ -68,7 +68,7 @@ def recommended(attrs: dict[str, Any], best: FrozenTrial, config: dict[str, Any]
 
 
 def _reps(t: FrozenTrial) -> list[float]:
-    vals = t.user_attrs.get("repetitions") or ([t.value] if t.value is not None else [])
+    vals = t.user_attrs.get("repetitions") or (t.values[:1] if t.values else [])
     return [float(v) for v in vals if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
 
 
@@ -129,7 +129,7 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
             continue
         if match != "exact" and not feasible(best):
             continue
-        g, interval = gain(best, default_trial(study), study.direction == optuna.study.StudyDirection.MAXIMIZE)
+        g, interval = gain(best, default_trial(study), study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
         conf = study.user_attrs.get("confirmation")
         return Known(best, name, best.number, when, match, g, interval, conf if isinstance(conf, dict) else None)

@@ -11,6 +11,7 @@ from typing import Any
 from autotune._paths import available, find_named
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int
 from autotune.errors import ConfigError
+from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
 from autotune.units import parse_size
 
@@ -114,6 +115,7 @@ class SystemProfile:
     scheduler: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    charge: Charge = DEFAULT_CHARGE  # charge rates (``charge:``), for campaigns with ``objective.cost``
 
     @property
     def is_cray(self) -> bool:
@@ -138,7 +140,8 @@ _FS_KEYS = frozenset({
     "bb_nodes", "pools", "default_pool", "stripe_size", "model", "pfl",
     "node_capacity", "compute_per_rabbit", "rabbits", "pcc_archive_id", "pcc_project", "request",
 })
-_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model"})
+_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model",
+                       "charge"})
 
 
 def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
@@ -217,6 +220,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         cores_per_node=positive_int(node.get("cores", 1), f"{where}.node.cores"),
         filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
+        charge=parse_charge(d.get("charge"), f"{where}.charge"),
     )
 
 
