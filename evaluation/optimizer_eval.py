@@ -9,7 +9,8 @@ with re-measurement),
 the rules of thumb as one-shot baselines. Studies: ``cold`` (autotune without the model start),
 ``miscal`` (model start from constants off by 2x), ``cold-n1/n3/n5`` (fixed best-of-N, no model start),
 ``cold+warm`` (warm start from an earlier campaign of the same app on the same system), ``cold-gp`` (no
-model start, a GP instead of TPE for the first 60 trials: ``sampler.options.gp_trials``; not in --quick). Each campaign is
+model start, a GP instead of TPE for the first 60 trials: ``sampler.options.gp_trials``; not in --quick); on request
+(``--methods``) ``refit`` and ``miscal-refit`` (the same with the model in the loop: ``sampler.prior.refit``). Each campaign is
 one Ray task (``--address`` for a cluster); the records are per scenario x method x seed.
 """
 

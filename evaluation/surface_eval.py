@@ -7,7 +7,11 @@ Every method runs whole campaigns (the normal campaign loop; ``launcher: replay`
 evaluation/surfaces/, ``launcher: variant`` on the structural variants of evaluation/evalkit/structural.py),
 side by side, and is scored by the regret of the configuration it RECOMMENDS after k trials against the
 noiseless truth (a recorded configuration's median; the variant's noiseless prediction). ``model-first``
-is the model's top-ranked configuration alone (one run).
+is the model's top-ranked configuration alone (one run); ``refit`` is ``autotune`` with the model in the loop
+(``sampler.prior.refit``), ``cold`` is ``autotune`` without the model (TPE and pattern search).
+
+    python -m evaluation.surface_eval --methods refit autotune cold tpe --trials 30 --seeds 20 \
+        --out evaluation/results/model_in_loop.json      # the model in the loop against a fixed model and none
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_t
 
 CHECKPOINTS = (5, 10, 20)
 CONFIRM_ROUNDS = 3  # as a campaign's default objective.confirm
-METHODS = (*SEARCH, "model-first")
+METHODS = (*SEARCH, "model-first", "refit", "cold")
 _TRUTHS: dict[str, SurfaceTruth] = {}
 
 
@@ -82,8 +86,11 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     c = tr.campaign(method, seed, trials)
     outcomes: list[TrialOutcome] = []
     t0 = time.perf_counter()
-    CampaignLoop(c, runtime=Runtime.build(c), out=io.StringIO(), progress=False, on_trial=outcomes.append).run()
+    res = CampaignLoop(c, runtime=Runtime.build(c), out=io.StringIO(), progress=False, on_trial=outcomes.append).run()
     rec["tuner_seconds"] = round(time.perf_counter() - t0, 2)
+    prior = c.sampler.get("prior")
+    if isinstance(prior, dict) and prior.get("refit"):
+        rec["loop"] = loop_record(res.study)
     cum = np.cumsum([sum(float(r.get("wall_s", 0.0)) for r in o.run_info) for o in outcomes]) if outcomes else [0.0]
     curve, bench = [], []
     for k in range(1, trials + 1):
@@ -100,6 +107,15 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     if tr.kind == "real":
         rec["gain"] = gain_record(tr, c.study, seed, outcomes, CONFIRM_ROUNDS)
     return rec
+
+
+def loop_record(study: Any) -> dict[str, Any]:
+    """The model in the loop, as its trials recorded it: who proposed each trial, the model's share and rho at
+    the end, and the constants that moved (relative change) in the last trial."""
+    trials = sorted((t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("ran")), key=lambda t: t.number)
+    last = trials[-1].user_attrs if trials else {}
+    return {"proposed_by": [t.user_attrs.get("proposed_by", "enqueued") for t in trials],
+            "share": last.get("model_share"), "rho": last.get("model_rho"), "moved": last.get("model_moved", {})}
 
 
 def confirmed_pick(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOutcome]) -> tuple[Any, float]:

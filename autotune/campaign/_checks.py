@@ -105,3 +105,19 @@ def workdir_path(path: Path, where: str = "workdir") -> Path:
                 raise ConfigError(f"{where}: {str(parent)!r} (in {str(path)!r}) is not a directory")
             break
     return path
+
+
+def cost_combinations(adaptive: bool, sampler: dict[str, Any]) -> None:
+    """``objective.cost`` makes the study multi-objective: what only works with one objective is refused."""
+    from autotune.optimize import SINGLE_OBJECTIVE_ONLY
+
+    if adaptive:
+        raise ConfigError("objective.adaptive: not with objective.cost (adaptive repetitions race one incumbent "
+                          "value; a Pareto front has none): remove one of them")
+    name = str(sampler.get("name"))
+    if name in SINGLE_OBJECTIVE_ONLY:
+        raise ConfigError(f"sampler.name: {name!r} optimises one objective; with objective.cost use "
+                          "autotune (TPE multi-objective), tpe, nsga2, random or grid")
+    if "warm_start" in sampler:
+        raise ConfigError("sampler.warm_start: not with objective.cost (the source study's trials have no cost "
+                          "to seed a Pareto front with)")

@@ -9,10 +9,12 @@ from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
 from autotune.campaign import _checks
+from autotune.campaign._cost import CostObjective, parse_cost
 from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
+from autotune.launch._persistent import Persistent, parse_persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
@@ -24,10 +26,10 @@ TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space",
                       "launcher", "storage", "study", "tracking", "workdir", "executor", "baseline"})
 APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pattern", "env", "mpiexec", "metric",
                       "hint_files", "cwd", "reads"})
-OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm"})
+OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm", "cost"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
-PRIOR_KEYS = frozenset({"top", "scale", "diverse"})
+PRIOR_KEYS = frozenset({"top", "scale", "refit", "diverse"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
 SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
@@ -44,6 +46,7 @@ class Objective:
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
     confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
+    cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/_cost.py)
 
     @property
     def maximize(self) -> bool:
@@ -86,6 +89,7 @@ class Campaign:
     baseline: dict[str, Any] = field(default_factory=dict)  # the app's own settings (checked when bound)
     source: Path | None = None
     text: str = ""
+    persistent: Persistent | None = None  # target.bb.persistent: a DataWarp reservation all trial jobs use
 
     def with_overrides(self, **kw: Any) -> Campaign:
         return replace(self, **kw)
@@ -180,7 +184,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         if "launcher" in d and (d["launcher"] if isinstance(d["launcher"], str) else d["launcher"].get("name")) != "model":
             raise ConfigError("target: 'model' runs on the performance model; remove the launcher or make it 'model'")
         target, d["launcher"] = {}, d.get("launcher", {"name": "model"})
-    t = check_keys(target, {"filesystem", "path"}, "target")
+    t = check_keys(target, {"filesystem", "path", "bb"}, "target")
     for key in ("filesystem", "path"):
         if t.get(key) is not None:
             plain_text(expect(t[key], str, f"target.{key}", "a string"), f"target.{key}")
@@ -204,7 +208,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     confirm = o.get("confirm", 3)
     if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
         raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
-    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm)
+    objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm,
+                        cost=parse_cost(o.get("cost"), system))
+    if objective.cost is not None:
+        _checks.cost_combinations(objective.adaptive, sampler)
     if objective.aggregate not in AGGREGATES:
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
@@ -222,6 +229,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     workdir = _checks.workdir_path((Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir)
     tracking = _checks.tracking(check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking"))
     path = t.get("path") or fs.path
+    persistent = _persistent(t.get("bb"), fs, app, launcher)
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
@@ -229,7 +237,27 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
         baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
+        persistent=persistent,
     )
+
+
+def _persistent(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, Any]) -> Persistent | None:
+    """``target.bb.persistent``: a DataWarp reservation every trial job uses (slurm job mode or the model)."""
+    if value is None:
+        return None
+    bb = check_keys(value, {"persistent"}, "target.bb")
+    if bb.get("persistent") is None:
+        return None
+    p = parse_persistent(bb["persistent"], fs, app.pattern.written_bytes)
+    staged = [k for k in ("stage_in", "stage_out") if launcher.get(k)]
+    if staged:  # seed 000: a second job staging the same files into a persistent space fails
+        raise ConfigError(f"launcher.{staged[0]}: not with target.bb.persistent (every trial job would stage into "
+                          "the same reservation; seed 000: staging the same files twice fails): stage once yourself")
+    name, mode = str(launcher.get("name")), str(launcher.get("mode", "job"))
+    if name not in ("slurm", "model") or (name == "slurm" and mode != "job"):
+        raise ConfigError(f"target.bb.persistent: needs the slurm launcher in job mode (or the model), not {name!r}"
+                          + (f" mode {mode!r}" if name == "slurm" else ""))
+    return p
 
 
 def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
@@ -249,8 +277,11 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
         for k, v in scale.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ConfigError(f"sampler.prior.scale.{k}: {v!r} is not a positive number")
+        expect(p.get("refit", False), bool, "sampler.prior.refit", "true or false")
+        if p.get("refit") and sampler["name"] != "autotune":
+            raise ConfigError(f"sampler.prior.refit: the model in the loop needs sampler autotune, not {sampler['name']}")
     elif prior is not None and not isinstance(prior, bool) and not (isinstance(prior, int) and prior >= 0):
-        raise ConfigError(f"sampler.prior: {prior!r} is not true/false, a count >= 0 or a mapping {{top, scale}}")
+        raise ConfigError(f"sampler.prior: {prior!r} is not true/false, a count >= 0 or a mapping {{top, scale, refit}}")
     if "warm_start" in sampler:
         w = check_keys(sampler["warm_start"], WARM_KEYS, "sampler.warm_start", required=("storage", "study"))
         if "top" in w and (isinstance(w["top"], bool) or not isinstance(w["top"], int) or w["top"] < 0):

@@ -25,7 +25,7 @@ from optuna.trial import TrialState
 
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
-from autotune.hints import inert
+from autotune.hints import inert, measured_phases
 from autotune.measure import paired_margin
 from autotune.space import Config
 
@@ -142,7 +142,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
         o = run_trial(rt, number, config, is_default, 1)
         return o.repetitions[0] if o.repetitions else None
 
-    conf = confirm(rt.space.default_config(), top, rounds, measure, c.objective.maximize, c.app.pattern.phases)
+    conf = confirm(rt.space.default_config(), top, rounds, measure, c.objective.maximize,
+                   measured_phases(c.objective.metric, c.app.pattern.phases))
     default = next((t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
                     if t.user_attrs.get("is_default") and t.user_attrs.get("ran")), None)
     if default is not None and default.value:
@@ -163,6 +164,6 @@ def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.Froz
         return dict(rt.space.fixed), True
     default = rt.space.default_config()
     changed = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
-    for name in inert(changed, rt.campaign.app.pattern.phases):
+    for name in inert(changed, measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)):
         changed.pop(name)
     return {**rt.space.fixed, **changed}, not changed

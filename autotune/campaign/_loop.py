@@ -18,16 +18,19 @@ from optuna.trial import TrialState
 from autotune._storelock import store_lock
 from autotune.campaign._config import Campaign
 from autotune.campaign._names import clean_stale_data
+from autotune.campaign._objectives import COST_ATTR, cost_parts, told_values, value_of, worst_values
 from autotune.campaign._preflight import cancel_active, preflight
 from autotune.campaign._report import summary, summary_text
+from autotune.campaign._reservation import release, reserve
 from autotune.campaign._runtime import Runtime
+from autotune.campaign._show import trial_line, trial_record
 from autotune.campaign._stores import backfill_tracker, stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
 from autotune.launch._tree import kill_leftovers
 from autotune.space import Config
-from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker, TrialRecord
+from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker
 
 MAX_INFEASIBLE_IN_A_ROW = 1000
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -52,13 +55,9 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted(signal.Signals(signum).name)
 
 
-def worst_value(study: optuna.Study) -> float:
-    """The value told for a configuration that breaks a rule (never run): the worst seen, or 0."""
-    vals = [t.value for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.value is not None and t.user_attrs.get("ran")]
-    if study.direction == optuna.study.StudyDirection.MAXIMIZE:
-        return min(vals) if vals else 0.0
-    return max(vals) if vals else 1e30
+def worst_value(study: optuna.Study) -> float | list[float]:
+    """The value(s) told for a configuration that breaks a rule (never run): the worst seen, or 0."""
+    return worst_values(study)
 
 
 class CampaignLoop:
@@ -83,7 +82,10 @@ class CampaignLoop:
     def open(self) -> optuna.Study:
         rt = self.rt
         rt.check_target()
-        for notice in rt.space.notices:
+        from autotune.optimize import sampler_for
+
+        fallback = sampler_for(self.c.sampler, 2 if self.c.objective.cost is not None else 1)[1]
+        for notice in [*rt.space.notices, *([fallback] if fallback else [])]:
             self.say(f"notice: {notice}")
         if self.c.storage.startswith("sqlite:///"):
             self.c.workdir.mkdir(parents=True, exist_ok=True)
@@ -125,6 +127,7 @@ class CampaignLoop:
             self.say(f"preflight: {note}")
         study = self.open()
         c = self.c
+        reserve(self.rt, self.say)  # target.bb.persistent: the set-up job (once)
         self.tracker.start(CampaignInfo(
             name=c.name, study=c.study, storage=c.storage, app=c.app.name, system=c.system.name, filesystem=c.fs.name,
             launcher=str(c.launcher["name"]), space=c.space.name, objective=f"{c.objective.direction} {c.objective.metric}",
@@ -135,48 +138,30 @@ class CampaignLoop:
             with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
                 n_now, stopped = self._loop(study)
             finished = stopped in ("trials", "wall_time")
-            if finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
+            if finished and c.objective.cost is not None:  # a trade-off: no single winner to confirm
+                self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
+                         "the Pareto front, see docs/DESIGN.md)")
+            elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign._confirm import confirm_campaign
 
-                conf = confirm_campaign(self.rt, study, c.objective.confirm)
-                for line in conf.lines(c.objective.metric) if conf else []:
-                    self.say(line)
+                self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
+                         "rounds, then an ablation of the winner's settings (results in the summary)")
+                confirm_campaign(self.rt, study, c.objective.confirm)
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
             cancel_active(self.rt, self.say)  # stopped on purpose (or done): nothing left queued
+        release(self.rt, self.say, stopped)  # target.bb.persistent: the tear-down job unless kept
         summ = summary(self.rt, study)
         self.tracker.finish(summ)
         return LoopResult(study, self.rt, n_now, stopped, summ)
 
     def _remeasure(self, study: optuna.Study) -> None:
-        """Measure the top few again before recommending (adaptive best-of-N); kept as study user attr."""
-        from autotune.optimize import Candidate, remeasure
+        from autotune.campaign._remeasure import remeasure_top
 
-        c = self.c
-        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if t.user_attrs.get("ran") and t.value is not None]
-        by_number = {t.number: t for t in done}
-        cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None] or [float(t.value or 0.0)])
-                 for t in done]
-        extra: dict[int, list[float | None]] = {}
-
-        def measure(number: int, n: int) -> list[float]:
-            t = by_number[number]
-            o = run_trial(self.rt, 1_000_000 + number, self.rt.space.from_optuna(t.params),
-                          bool(t.user_attrs.get("is_default")), n)
-            extra[number] = list(o.repetitions)
-            return [v for v in o.repetitions if v is not None]
-
-        pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate,
-                         maximize=c.objective.maximize)
-        if pick is not None:
-            study.set_user_attr("recommended", {"trial": pick.key, "values": pick.values,
-                                                "remeasured": {str(k): v for k, v in extra.items()}})
-            if extra:
-                self.say(f"re-measured trials {', '.join(map(str, sorted(extra)))}: recommend trial {pick.key}")
+        remeasure_top(self.rt, study, self.say)
 
     @staticmethod
     def _default_taken(study: optuna.Study, number: int) -> bool:
@@ -244,7 +229,7 @@ class CampaignLoop:
                     infeasible_row = 0
                     trial, config = proposed
                     best = best_trial(study) if self.c.objective.adaptive else None
-                    pending[self._submit(study, trial, config, best.value if best is not None else None)] = trial
+                    pending[self._submit(study, trial, config, value_of(best) if best is not None else None)] = trial
                     stop = self._stop(study, started, per_trial)
                 if not pending:
                     return n_now, stop or "trials"
@@ -296,12 +281,17 @@ class CampaignLoop:
         """Store a finished trial's outcome, tell Optuna, track it and show it."""
         for k, v in outcome.user_attrs().items():
             trial.set_user_attr(k, v)
+        cost = None
         if outcome.ok:
-            study.tell(trial, outcome.value)
+            parts = cost_parts(self.c, outcome, self.rt.space.default_config().get("bb.nodes"))
+            if self.c.objective.cost is not None and parts is not None:
+                cost = parts.as_dict(self.c.objective.cost.exchange_rate)
+                trial.set_user_attr(COST_ATTR, cost)
+            study.tell(trial, told_values(self.c, outcome, parts))
         else:
             trial.set_user_attr("error", outcome.error)
             study.tell(trial, state=TrialState.FAIL)
-        self._track(outcome)
+        self.tracker.log_trial(trial_record(self.c, outcome, cost))
         self._show(bar, study, outcome)
         if self.on_trial:
             self.on_trial(outcome)
@@ -317,19 +307,6 @@ class CampaignLoop:
         numbers = ", ".join(str(t.number) for t in trials)
         self.say(f"\ninterrupted during trial {numbers}: run the same command to resume")
 
-    def _track(self, o: TrialOutcome) -> None:
-        arts = {"command.txt": o.command + "\n", "hints.json": _json(o.hints)}
-        if o.hints_in_effect:
-            arts["hints_in_effect.json"] = _json(o.hints_in_effect)
-        if o.stderr_tail:
-            arts["stderr_tail.txt"] = o.stderr_tail
-        arts["runs.json"] = _json(o.run_info)
-        self.tracker.log_trial(TrialRecord(
-            number=o.number, state="COMPLETE" if o.ok else "FAIL", config=o.config, value=o.value,
-            repetitions=o.repetitions, metric=self.c.objective.metric, is_default=o.is_default, hints=o.hints,
-            hints_in_effect=o.hints_in_effect, hints_not_in_effect=o.hints_not_in_effect, artifacts=arts,
-            error=o.error, duration=o.duration))
-
     def _bar(self, study: optuna.Study, total: int | None) -> Any:
         if not self.progress:
             return None
@@ -339,28 +316,14 @@ class CampaignLoop:
                     disable=not sys.stderr.isatty(), file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def _show(self, bar: Any, study: optuna.Study, o: TrialOutcome) -> None:
-        best = best_trial(study)
-        reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in o.repetitions)
-        tag = " (default)" if o.is_default else ""
-        status = f"{self.c.objective.aggregate}={o.value:.4g}" if o.ok else f"FAILED: {o.error}"
-        line = f"trial {o.number:3d}{tag}: {status} [{reps}] ({o.duration:.1f}s)"
-        if o.hints_not_in_effect:
-            line += f"  hints not in effect: {', '.join(sorted(o.hints_not_in_effect))}"
-        if best is not None:
-            line += f"  | best {best.value:.4g} (trial {best.number})"
+        line, postfix = trial_line(self.c, study, o)
         if bar is not None:
             bar.update(1)
-            if best is not None:
-                bar.set_postfix_str(f"best {best.value:.4g}")
+            if postfix is not None:
+                bar.set_postfix_str(postfix)
             bar.write(line, file=self.out)
         else:
             self.say(line)
-
-
-def _json(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n"
 
 
 def run_campaign(c: Campaign, **kw: Any) -> LoopResult:

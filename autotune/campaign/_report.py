@@ -7,6 +7,8 @@ from typing import Any
 import optuna
 
 from autotune.campaign._confirm import Confirmation, recommended_config
+from autotune.campaign._cost import CostObjective
+from autotune.campaign._objectives import COST_ATTR, front, value_of
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._study import best_trial, default_trial, ran_trials
 from autotune.hints import Settings, render
@@ -36,7 +38,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
     """Figures of the campaign as it stands in the storage (the source of truth)."""
     c = rt.campaign
     ran = ran_trials(study)
-    best = best_trial(study)
+    best = best_trial(study, c.objective.cost)
     default = default_trial(study)
     out: dict[str, Any] = {
         "trials_run": len(ran), "trials_failed": sum(t.state == optuna.trial.TrialState.FAIL for t in ran),
@@ -48,23 +50,56 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         config = rt.config_of(best)
         export, export_default = recommended_config(rt, study, best)  # only settings that differ and matter
         settings = rt.settings_for(export, export_default)
-        out.update(best_trial=best.number, best_value=best.value, best_config=config, best_is_default=is_def,
+        out.update(best_trial=best.number, best_value=value_of(best), best_config=config, best_is_default=is_def,
                    best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
                    recommended_config=export, recommended_is_default=export_default,
                    best_hints_took_effect=bool(best.user_attrs.get("hints_took_effect", True)))
         if study.user_attrs.get("confirmation"):
             out["confirmation"] = study.user_attrs["confirmation"]
-    if default is not None and default.value is not None:
-        out["default_value"] = default.value
-        if best is not None and best.value:
-            ratio = best.value / default.value if c.objective.maximize else default.value / best.value
-            out["speedup_over_default"] = ratio
+    bv, dv = (value_of(best) if best is not None else None), (value_of(default) if default is not None else None)
+    if dv is not None:
+        out["default_value"] = dv
+        if bv:
+            out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
     baseline = next((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-                     if t.user_attrs.get("baseline") and t.value is not None), None)
-    if baseline is not None and best is not None and best.value and baseline.value:
-        out["baseline_value"] = baseline.value   # `baseline:` — the app's own settings
-        out["speedup_over_baseline"] = (best.value / baseline.value if c.objective.maximize
-                                        else baseline.value / best.value)
+                     if t.user_attrs.get("baseline") and value_of(t) is not None), None)
+    base_v = value_of(baseline) if baseline is not None else None
+    if bv and base_v:
+        out["baseline_value"] = base_v   # `baseline:` — the app's own settings
+        out["speedup_over_baseline"] = bv / base_v if c.objective.maximize else base_v / bv
+    if c.objective.cost is not None:
+        out.update(cost_summary(study, c.objective.cost, best))
+    return out
+
+
+def cost_summary(study: optuna.Study, rule: CostObjective, best: optuna.trial.FrozenTrial | None) -> dict[str, Any]:
+    """With ``objective.cost``: the rule, the Pareto front at its exchange rate and the recommended trial's cost."""
+    x = rule.exchange_rate
+    out: dict[str, Any] = {"cost_rule": rule.describe(), "exchange_rate": x, "cost_unit": rule.unit,
+                           "pareto_front": [{"trial": p.number, "value": p.value, "seconds": p.parts.seconds,
+                                             "cost": p.cost(x), "node_hours": p.parts.node_hours,
+                                             "bb_node_hours": p.parts.bb_node_hours, "bb_nodes": p.parts.bb_nodes}
+                                            for p in front(study, rule)]}
+    parts = best.user_attrs.get(COST_ATTR) if best is not None else None
+    if isinstance(parts, dict):
+        cost = float(parts["node_hours"]) + x * float(parts["bb_node_hours"])
+        out.update(best_cost=cost, best_node_hours=parts["node_hours"], best_bb_node_hours=parts["bb_node_hours"],
+                   best_charge=rule.charge(float(parts["node_hours"]), float(parts["bb_node_hours"])))
+    return out
+
+
+def cost_lines(s: dict[str, Any]) -> list[str]:
+    """The cost side of a two-objective summary: the recommended trial's cost, the rule, the front."""
+    out = []
+    if "best_cost" in s:
+        charge = f"; the site charges {s['best_charge']:.4g} {s['cost_unit']} at its profile's rates"
+        out.append(f"  cost per run: {s['best_cost']:.4g} node-hours ({s['best_node_hours']:.4g} node-hours + "
+                   f"{s['best_bb_node_hours']:.4g} BB node-hours){charge}")
+    out.append(f"  chosen as {s['cost_rule']}")
+    out.append(f"  Pareto front ({len(s['pareto_front'])} trials, cheapest first):")
+    out += [f"    trial {p['trial']:3d}: " + (f"{s['metric']} {p['value']:.4g}, " if p["value"] != p["seconds"] else "")
+            + f"{p['seconds']:.4g} s of I/O, {p['cost']:.4g} node-hours"
+            + (f", {p['bb_nodes']} BB nodes" if p["bb_nodes"] else "") for p in s["pareto_front"]]
     return out
 
 
@@ -77,8 +112,14 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     if "best_value" not in s:
         lines.append("no trial has completed yet")
         return "\n".join(lines)
-    lines.append(f"best: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
-                 + (" (the default configuration)" if s["best_is_default"] else ""))
+    confirmed = "confirmation" in s
+    word = "recommended (cheapest at the exchange rate)" if "cost_rule" in s else "best of the search"
+    lines.append(f"{word}: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
+                 + (" (the default configuration)" if s["best_is_default"] else "")
+                 + (f" ({c.objective.aggregate} of {c.objective.repeats}: overstated, see the confirmation)"
+                    if confirmed and c.objective.repeats > 1 else ""))
+    if "cost_rule" in s:
+        lines += cost_lines(s)
     reps = ", ".join(f"{v:.4g}" if v is not None else "failed" for v in s["best_repetitions"] or [])
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
@@ -86,13 +127,17 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     if "baseline_value" in s:
         lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
                      f"{s['speedup_over_baseline']:.2f}x the baseline")
-    lines.append("best configuration:")
+    lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
     if not s["best_hints_took_effect"]:
         lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
-    if "confirmation" in s:
+    if confirmed:
         lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
+    rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
+    lines.append("recommended settings (differ from the default and matter):" if rec
+                 else "recommended settings: the system's defaults")
+    lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
     lines.append("hints to paste into your job script:")
     text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]

@@ -38,6 +38,10 @@ class Runtime:
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
         blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
         spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
+        if c.persistent is not None:  # the reservation's size, pool and (striped) mode hold for every trial
+            from autotune.launch._persistent import fixed_parameters
+
+            spec = spec.customise(fixed=fixed_parameters(c.persistent))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
         extractor = get_extractor(c.metric, "app.metric")
@@ -49,7 +53,9 @@ class Runtime:
     def settings_for(self, config: Config, is_default: bool) -> Settings:
         """The hints a trial applies: only the fixed ones for the default trial (the system's defaults)."""
         applied = dict(self.space.fixed) if is_default else dict(config)
-        return resolve(applied, self.campaign.system, self.campaign.fs, self.campaign.app.pattern)
+        p = self.campaign.persistent
+        return resolve(applied, self.campaign.system, self.campaign.fs, self.campaign.app.pattern,
+                       persistent=p.name if p is not None else None)
 
     def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config:
         return self.space.from_optuna(trial.params)
@@ -70,4 +76,5 @@ class Runtime:
         return {"system": c.system.name, "filesystem": c.fs.name, "fs_kind": c.fs.kind, "app": c.app.name,
                 "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
                 "direction": c.objective.direction, "repeats": c.objective.repeats,
-                "pattern": c.app.pattern.as_dict()}  # `autotune hints` finds the nearest recorded pattern
+                "pattern": c.app.pattern.as_dict(),  # `autotune hints` finds the nearest recorded pattern
+                "fixed": dict(self.space.fixed)}     # and `autotune hints APP` renders without the campaign file

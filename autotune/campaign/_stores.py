@@ -189,7 +189,8 @@ def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
         a = t.user_attrs
         tracker.log_trial(TrialRecord(
             number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
-            value=t.value, repetitions=list(a.get("repetitions") or []), metric=rt.campaign.objective.metric,
+            value=t.values[0] if t.values else None, repetitions=list(a.get("repetitions") or []),
+            metric=rt.campaign.objective.metric,
             is_default=bool(a.get("is_default")), hints=dict(a.get("hints") or {}),
             hints_in_effect=dict(a.get("hints_in_effect") or {}), hints_not_in_effect=dict(a.get("hints_not_in_effect") or {}),
             artifacts={"command.txt": f"{a.get('command', '')}\n"}, error=a.get("error"),

@@ -16,6 +16,8 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign._config import Campaign
+from autotune.campaign._cost import CostObjective
+from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
 from autotune.errors import ConfigError
 from autotune.optimize import make_sampler
 from autotune.space import BoundSpace
@@ -25,25 +27,49 @@ UNCLAIMED_S = 10.0  # a live worker names itself on a trial within milliseconds 
 
 
 def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.Study:
-    """Create or load the campaign's study; a study for another objective direction is refused."""
+    """Create or load the campaign's study; a study for other objective directions is refused.
+
+    With ``objective.cost`` the study has two objectives (metric, cost), and the cost rule is stored on it
+    (user attribute ``cost``) so that every reader recommends the same trial."""
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
     storage = make_storage(c.storage)
-    sampler = make_sampler(c.sampler, space)
+    wanted = directions(c)
+    sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted))
     if not create:
         try:
-            return optuna.load_study(study_name=c.study, storage=storage, sampler=sampler)
+            study = optuna.load_study(study_name=c.study, storage=storage, sampler=sampler)
         except KeyError:
             raise ConfigError(f"study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
+        _check_directions(c, study, wanted)
+        return study
     try:
-        study = optuna.create_study(study_name=c.study, storage=storage, sampler=sampler, direction=c.objective.direction,  # type: ignore[arg-type]
-                                    load_if_exists=True)
+        study = optuna.create_study(study_name=c.study, storage=storage, sampler=sampler,
+                                    directions=wanted, load_if_exists=True)  # type: ignore[arg-type]
     except ValueError as exc:
         raise ConfigError(f"study {c.study!r}: {exc}") from None
-    if study.direction.name.lower() != c.objective.direction:
-        raise ConfigError(f"study {c.study!r} in {c.storage} was made to {study.direction.name.lower()}, "
-                          f"the campaign asks to {c.objective.direction}: use another --study")
+    _check_directions(c, study, wanted)
+    if c.objective.cost is not None and study.user_attrs.get(COST_ATTR) != c.objective.cost.rule():
+        stored = study.user_attrs.get(COST_ATTR) or {}
+        if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
+            raise ConfigError(f"study {c.study!r}: its costs were told at 1 BB node-hour = {stored['exchange_rate']:g} "
+                              f"node-hours, the campaign says {c.objective.cost.exchange_rate:g}: use another --study "
+                              "(a report recommends under any rate: autotune report --exchange-rate)")
+        study.set_user_attr(COST_ATTR, c.objective.cost.rule())
     return study
+
+
+def _check_directions(c: Campaign, study: optuna.Study, wanted: list[str]) -> None:
+    have = [d.name.lower() for d in study.directions]
+    if have == wanted:
+        return
+    what = {1: "one objective", 2: "two objectives (metric, cost)"}
+    if len(have) != len(wanted):
+        raise ConfigError(f"study {c.study!r} in {c.storage} has {what.get(len(have), have)}, the campaign "
+                          f"{'sets' if c.objective.cost else 'has no'} objective.cost ({what.get(len(wanted))}): "
+                          "use another --study")
+    raise ConfigError(f"study {c.study!r} in {c.storage} was made to {have[0]}, "
+                      f"the campaign asks to {c.objective.direction}: use another --study")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -102,14 +128,17 @@ def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
             if t.user_attrs.get("ran")]
 
 
-def best_trial(study: optuna.Study) -> FrozenTrial | None:
-    """The best feasible completed trial, or None."""
+def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> FrozenTrial | None:
+    """The best feasible completed trial, or None; with two objectives the trial recommended under the cost
+    rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
+    if is_multi(study):
+        return recommended(study, cost)
     done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and t.value is not None]
+            if t.user_attrs.get("ran") and value_of(t) is not None]
     if not done:
         return None
-    pick = max if study.direction == optuna.study.StudyDirection.MAXIMIZE else min
-    return pick(done, key=lambda t: t.value)  # type: ignore[arg-type,return-value]
+    pick = max if maximizes(study) else min
+    return pick(done, key=lambda t: float(value_of(t) or 0.0))
 
 
 def default_trial(study: optuna.Study) -> FrozenTrial | None:

@@ -14,6 +14,10 @@ def add_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--study", help="study name (default: the campaign's name)")
     p.add_argument("--storage", help="Optuna storage URL (default: sqlite:///WORKDIR/optuna.db)")
     p.add_argument("--workdir", help="work directory (default: autotune-runs/NAME)")
+    p.add_argument("--exchange-rate", metavar="X", help="objective.cost: 1 BB node-hour = X node-hours (overrides "
+                   "the campaign's; a report or export recommends under it)")
+    p.add_argument("--within", metavar="PCT", help="objective.cost: recommend the cheapest trial within PCT "
+                   "(e.g. 10%%) of the fastest")
 
 
 def add_tune_overrides(p: argparse.ArgumentParser) -> None:
@@ -62,6 +66,35 @@ def load(args: argparse.Namespace) -> Any:
     if getattr(args, "no_tracking", False):
         tracking["enabled"] = False
     kw["tracking"] = tracking
+    cost = _cost_override(c, args)
+    if cost is not None:
+        kw["objective"] = replace(kw.get("objective", c.objective), cost=cost)
     if getattr(args, "executor", None):
         kw["executor"] = {**c.executor, "name": args.executor}
     return c.with_overrides(**kw)
+
+
+def _cost_override(c: Any, args: argparse.Namespace) -> Any:
+    """``--exchange-rate`` / ``--within`` applied to the campaign's ``objective.cost`` (None: neither given)."""
+    from autotune.campaign._cost import rate_value, within_value
+
+    rate, within = getattr(args, "exchange_rate", None), getattr(args, "within", None)
+    if rate is None and within is None:
+        return None
+    if c.objective.cost is None:
+        flag = "--exchange-rate" if rate is not None else "--within"
+        raise AutotuneError(f"{flag}: campaign {c.name!r} has no objective.cost (one objective: nothing to trade off)")
+    kw: dict[str, Any] = {}
+    if rate is not None:
+        try:
+            value: Any = float(rate)
+        except ValueError:
+            value = rate
+        kw.update(exchange_rate=rate_value(value, "--exchange-rate"), rate_from="command line")
+    if within is not None:
+        try:
+            w: Any = float(within)
+        except ValueError:
+            w = within
+        kw["within"] = within_value(w, "--within")
+    return replace(c.objective.cost, **kw)

@@ -61,7 +61,9 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
             if t.user_attrs.get("infeasible"):
                 continue
             reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in t.user_attrs.get("repetitions", []))
-            val = f"{t.value:.4g}" if t.value is not None else "-"
+            val = f"{t.values[0]:.4g}" if t.values else "-"
+            cost = t.user_attrs.get("cost") or {}
+            val += f" cost {cost['cost']:.4g}" if "cost" in cost else ""
             print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}")
     return 0
 
@@ -73,7 +75,7 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
-    best = best_trial(study)
+    best = best_trial(study, c.objective.cost)  # two objectives: the trial the cost rule recommends
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
     from autotune.campaign._confirm import recommended_config

@@ -20,14 +20,6 @@ import yaml
 
 from autotune.errors import ConfigError
 
-DEFAULT_NAMES = {
-    "posix": ("posix_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost", "sync_per_rank"),
-    "lustre": ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
-    "datawarp": ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
-}
-SPAN = 20.0
-PRIOR_WEIGHT = 0.3
-
 
 def measurements_of(paths: Sequence[str], storage: str | None = None) -> tuple[Any, Any, list[Any]]:
     """(system, file system, measurements) of the campaigns; they must share one system and target."""
@@ -54,10 +46,11 @@ def measurements_of(paths: Sequence[str], storage: str | None = None) -> tuple[A
             raise ConfigError(f"{path}: study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
         space = c.space.bind(c.system, c.fs, c.app.pattern)
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-            if t.value is None or not math.isfinite(t.value) or t.value <= 0 or t.user_attrs.get("infeasible"):
+            v = t.values[0] if t.values else None  # objective 0 (the metric), one or two objectives
+            if v is None or not math.isfinite(v) or v <= 0 or t.user_attrs.get("infeasible"):
                 continue
             cfg = dict(space.fixed) if t.user_attrs.get("is_default") else space.from_optuna(t.params)
-            runs.append(MeasuredRun(c.app.pattern, cfg, float(t.value), c.objective.metric))
+            runs.append(MeasuredRun(c.app.pattern, cfg, float(v), c.objective.metric))
     if system is None or fs is None or not runs:
         raise ConfigError("model fit: no completed trials with a positive value in the campaign(s)")
     return system, fs, runs
@@ -81,9 +74,10 @@ def calibrated_profile(system: Any, fs: Any, values: dict[str, float], header: s
 
 def run_fit(args: argparse.Namespace) -> int:
     from autotune.model import fit_constants
+    from autotune.model._fit import FIT_NAMES, PRIOR_WEIGHT, SPAN
 
     system, fs, runs = measurements_of(args.campaigns, args.storage)
-    names = tuple(args.constants.split(",")) if args.constants else DEFAULT_NAMES[fs.kind]
+    names = tuple(args.constants.split(",")) if args.constants else FIT_NAMES[fs.kind]
     fit = fit_constants(runs, system, names, fs.name, bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT)
     lines = [f"autotune model fit: {len(runs)} measured configuration(s) on {system.name}/{fs.name};"
              f" rms log error {fit.rms_log_error:.3f} (x{math.exp(fit.rms_log_error):.3f})",

@@ -48,9 +48,11 @@ def register_jobs(sub: Any) -> None:
     t.add_argument("--exit-status", type=int, default=0, help="the job's exit status: non-zero is a failed trial")
     t.add_argument("--timeout", default="30s", help="wait at most this long for the store, then spool (30s)")
     t.set_defaults(run=cmd_tell)
-    h = sub.add_parser("hints", help="the best known hints for a campaign's app on its system (never fails)")
-    h.add_argument("campaign")
+    h = sub.add_parser("hints", help="the best known hints for an app on a system (never fails)")
+    h.add_argument("campaign", metavar="CAMPAIGN|APP",
+                   help="a campaign file, or an application's name (with --storage: its recorded studies)")
     add_overrides(h)
+    h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
     h.add_argument("--format", choices=FORMATS, default="env")
     h.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
@@ -129,6 +131,8 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from autotune.hints import render
     from autotune.service import StoreUnavailable, do_hints
 
+    if not _is_campaign_file(args.campaign):
+        return _app_hints(args)
     try:
         c = load(args)
         rt = Runtime.build(c)
@@ -142,9 +146,45 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
               file=sys.stderr)
         print("# defaults: nothing to set")
         return 0
-    settings = rt.settings_for(rt.config_of(known.frozen), bool(known.frozen.user_attrs.get("is_default")))
+    settings = rt.settings_for(known.config(rt), False)
     print(f"autotune hints: {known.describe()}", file=sys.stderr)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
+    return 0
+
+
+def _is_campaign_file(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) or Path(name).is_file()
+
+
+def _app_hints(args: argparse.Namespace) -> int:
+    """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
+    from autotune.hints import render
+    from autotune.service import StoreUnavailable, bounded
+    from autotune.service._apphints import app_hints
+
+    def defaults(why: str) -> int:
+        print(f"autotune hints: {why}: keeping the defaults", file=sys.stderr)
+        print("# defaults: nothing to set")
+        return 0
+
+    storage = args.storage or os.environ.get("AUTOTUNE_STORAGE")
+    if not storage:
+        return defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
+    try:
+        from autotune.campaign import make_storage
+
+        found = bounded(lambda: app_hints(make_storage(storage), args.campaign, args.system),
+                        _seconds(args.timeout, "--timeout"))
+    except (AutotuneError, StoreUnavailable) as exc:
+        return defaults(str(exc))
+    if found is None:
+        where = f" on {args.system}" if args.system else ""
+        return defaults(f"nothing recorded for app {args.campaign!r}{where}")
+    print(f"autotune hints: {found.known.describe()}", file=sys.stderr)
+    if found.others:
+        print(f"autotune hints: {args.campaign!r} also has studies on {', '.join(found.others)} (--system to choose)",
+              file=sys.stderr)
+    print(render(args.format, found.settings, mpi_flavour=found.mpi_flavour, path=args.path))
     return 0
 
 

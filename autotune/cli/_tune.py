@@ -62,6 +62,26 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
+    """A persistent campaign's set-up (``create``) or tear-down (``destroy``) job script, printed and written."""
+    from autotune.launch._persistent import script
+
+    p = c.persistent
+    if p is None or (action == "create" and not p.create) or (action == "destroy" and p.keep):
+        if p is not None:
+            print(f"\n# ---- no {action} job: the reservation {p.name} is "
+                  + ("named as existing" if action == "create" else "kept at the end"))
+        return
+    options = {k: v for k, v in c.launcher.items() if k != "name"}
+    text = script(p, action, c.study, c.system, options, c.workdir / "bb-persistent")
+    path = out_dir / f"bb-{action}.sh"
+    path.write_text(text)
+    when = "before the first trial (once; a resumed campaign finds it)" if action == "create" else "after the last trial"
+    print(f"\n# ---- {action} job for the persistent reservation {p.name}, {when}")
+    print(f"# written to {path}")
+    print(text, end="")
+
+
 def _dry_run(rt: Any, trials: int | None) -> int:
     """Print (and write) what the first trials of the real run will run: the loop's own proposals, each with
     the exact command, environment and files; nothing runs, nothing is submitted, no storage is touched."""
@@ -79,6 +99,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     shown, depends = proposals(c, rt, min(trials or 5, 50))
     out_dir = c.workdir / "dry-run"
     out_dir.mkdir(parents=True, exist_ok=True)
+    _reservation_job(c, "create", out_dir)
     for p in shown:
         settings = rt.settings_for(p.config, p.is_default)
         req = RunRequest(campaign=c.study, trial=p.number, repetition=0, app=c.app, system=c.system, fs=c.fs,
@@ -97,6 +118,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         print(f"\n# ---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}")
         print(f"# written to {path}")
         print("\n".join(text))
+    _reservation_job(c, "destroy", out_dir)
     if depends:
         print(f"\n# the proposals after trial {shown[-1].number if shown else 0} depend on the measured values: "
               "the real run makes them from what it measures")

@@ -6,16 +6,19 @@ from autotune.hints._dialects import (
     dw_lines,
     h5py_settings,
     h5py_snippet,
+    job_lines,
     lfs_setstripe,
     mpich_mpiio_hints,
+    pcc_lines,
+    rabbit_lines,
     render,
     romio_hints_file,
 )
-from autotune.hints._settings import BurstBuffer, Settings, Stripe, resolve
-from autotune.space import AGGREGATOR_SETTINGS, inert
+from autotune.hints._settings import BurstBuffer, NearNode, Settings, Stripe, resolve
+from autotune.space import AGGREGATOR_SETTINGS, PHASE_SETTINGS, inert, measured_phases
 
 __all__ = [
-    "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "BurstBuffer", "Settings", "Stripe", "dw_lines", "h5py_settings",
-    "h5py_snippet", "inert", "lfs_setstripe",
-    "mpich_mpiio_hints", "render", "resolve", "romio_hints_file",
+    "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "PHASE_SETTINGS", "BurstBuffer", "NearNode", "Settings", "Stripe",
+    "dw_lines", "h5py_settings", "h5py_snippet", "inert", "job_lines", "lfs_setstripe", "measured_phases",
+    "mpich_mpiio_hints", "pcc_lines", "rabbit_lines", "render", "resolve", "romio_hints_file",
 ]

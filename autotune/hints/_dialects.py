@@ -9,6 +9,7 @@ reads is ``shlex.quote``d, so pasting a snippet runs exactly the one command it 
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 from collections.abc import Sequence
@@ -17,13 +18,14 @@ from typing import Any
 from autotune._registry import NOT_ONE_OF, Registry
 from autotune._yaml import plain_text
 from autotune.errors import ConfigError
-from autotune.hints._settings import Settings
+from autotune.hints._settings import RABBIT_NAME, Settings
 from autotune.units import lfs_size
 
 # The export dialects (``autotune export --format``), each with what it is; ``render`` writes them.
 DIALECTS: Registry[str] = Registry("dialect", "--format", NOT_ONE_OF)
 for _name, _what in (("mpich", "export MPICH_MPIIO_HINTS=... (Cray MPICH)"), ("romio", "a ROMIO_HINTS file"),
-                     ("lfs", "lfs setstripe"), ("dw", "#DW jobdw lines"), ("h5py", "an h5py.File snippet"),
+                     ("lfs", "lfs setstripe"), ("dw", "#DW jobdw lines"),
+                     ("job", "every job-script line for the target (#SBATCH, #DW, lfs)"), ("h5py", "an h5py.File snippet"),
                      ("env", "shell lines for the system's MPI"), ("json", "everything as JSON")):
     DIALECTS.register(_name, _what)
 FORMATS = tuple(DIALECTS.names())
@@ -76,20 +78,69 @@ def lfs_setstripe(settings: Settings, path: str = "$OUTPUT_DIR") -> str:
 
 
 def dw_lines(settings: Settings, stage_in: str | None = None, stage_out: str | None = None) -> list[str]:
-    """``#DW jobdw`` (capacity = BB nodes x granularity) and optional stage-in/stage-out lines."""
+    """``#DW jobdw`` (striped: capacity = BB nodes x granularity; private: the grain each compute node gets),
+    or ``#DW persistentdw name=...`` on a persistent reservation, and optional stage-in/stage-out lines."""
+    if settings.near is not None and settings.near.kind == "rabbit":
+        return rabbit_lines(settings, stage_in, stage_out)
     if settings.bb is None:
         return []
     bb = settings.bb
     for text, what in ((bb.pool, "DataWarp pool"), (bb.capacity, "capacity"), (stage_in or "", "stage_in"),
-                       (stage_out or "", "stage_out")):
+                       (stage_out or "", "stage_out"), (bb.persistent or "", "persistent reservation name")):
         if plain_text(text, what, "one word").split() not in ([text], []):
             raise ConfigError(f"{what}: {text!r} contains a space (a #DW line takes one word per value)")
-    lines = [f"#DW jobdw type=scratch access_mode=striped capacity={bb.capacity} pool={bb.pool}"]
+    if bb.access_mode == "private" and (stage_in or stage_out):
+        raise ConfigError("launcher.stage_in/stage_out: DataWarp stages into the striped namespace only "
+                          "(bb.access_mode=private has none)")
+    if bb.persistent:
+        lines = [f"#DW persistentdw name={bb.persistent}"]
+    else:
+        lines = [f"#DW jobdw type=scratch access_mode={bb.access_mode} capacity={bb.capacity} pool={bb.pool}"]
+    where = f"${bb.variable}"
     if stage_in:
-        lines.append(f"#DW stage_in type=directory source={stage_in} destination=$DW_JOB_STRIPED")
+        lines.append(f"#DW stage_in type=directory source={stage_in} destination={where}")
     if stage_out:
-        lines.append(f"#DW stage_out type=directory source=$DW_JOB_STRIPED destination={stage_out}")
+        lines.append(f"#DW stage_out type=directory source={where} destination={stage_out}")
     return lines
+
+
+def rabbit_lines(settings: Settings, stage_in: str | None = None, stage_out: str | None = None) -> list[str]:
+    """HPE Rabbit (Near Node Flash): ``#DW jobdw type=xfs|gfs2|lustre capacity=... name=...`` (capacity per compute
+    node for xfs/gfs2, the aggregate for lustre) and ``#DW copy_in``/``copy_out`` for staging."""
+    near = settings.near
+    assert near is not None and near.kind == "rabbit"
+    for text, what in ((stage_in or "", "stage_in"), (stage_out or "", "stage_out")):
+        if plain_text(text, what, "one word").split() not in ([text], []):
+            raise ConfigError(f"{what}: {text!r} contains a space (a #DW line takes one word per value)")
+    lines = [f"#DW jobdw type={near.type} capacity={near.capacity} name={RABBIT_NAME}"]
+    if stage_in:
+        lines.append(f"#DW copy_in source={stage_in} destination=${near.variable}/")
+    if stage_out:
+        lines.append(f"#DW copy_out source=${near.variable}/ destination={stage_out}")
+    return lines
+
+
+def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
+    """Every line a job script needs for the target, beyond the MPI-IO hints: #SBATCH, #DW, lfs."""
+    lines = list(dw_lines(settings))
+    near = settings.near
+    if near is not None and near.kind == "nvme":
+        lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M  # node-local flash per node")
+        if near.request:
+            lines.append(f"# this site asks for the node-local flash with: {near.request}")
+    if near is not None and near.kind == "pcc":
+        lines += pcc_lines(settings, path)
+    stripe = lfs_setstripe(settings, path)
+    return lines + ([stripe] if stripe else [])
+
+
+def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:
+    """Lustre RW-PCC: new files under ``path`` carry the project id the site's auto-cache rule matches."""
+    near = settings.near
+    if near is None or near.kind != "pcc":
+        return []
+    return [f"lfs project -p {int(near.pcc_project or 0)} -s {shell_path(path)}  # RW-PCC auto-cache rule "
+            f"(archive id {int(near.pcc_archive_id or 0)}): new files are cached on the node's flash"]
 
 
 def h5py_settings(settings: Settings) -> dict[str, Any]:
@@ -125,7 +176,9 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
     if fmt == "lfs":
         return lfs_setstripe(settings, path) or "# not a Lustre target: no striping"
     if fmt == "dw":
-        return "\n".join(dw_lines(settings)) or "# not a DataWarp target: no #DW lines"
+        return "\n".join(dw_lines(settings)) or "# not a DataWarp or Rabbit target: no #DW lines"
+    if fmt == "job":
+        return "\n".join(job_lines(settings, path)) or "# nothing beyond the MPI-IO hints for this target"
     if fmt == "h5py":
         return h5py_snippet(settings)
     if fmt == "env":
@@ -148,6 +201,7 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
             "config": settings.config, "mpi_info": settings.info,
             "stripe": vars(settings.stripe) if settings.stripe else None,
             "burst_buffer": vars(settings.bb) if settings.bb else None,
+            "near_node": vars(settings.near) if settings.near else None,
             "hdf5_alignment": settings.hdf5_alignment,
         }, indent=2, sort_keys=True)
     raise AssertionError(f"dialect {fmt!r} is registered but not rendered")

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space import CATALOGUE
-from autotune.systems import FileSystem, SystemProfile, dw_capacity
+from autotune.systems import NEAR_NODE, FileSystem, SystemProfile, access_mode, dw_capacity
 
 
 @dataclass(frozen=True)
@@ -20,10 +21,64 @@ class Stripe:
 
 @dataclass(frozen=True)
 class BurstBuffer:
+    """A DataWarp allocation: ``nodes`` grains; in private mode one grain per compute node and
+    ``capacity`` is what each compute node gets (seed 000); ``persistent`` names a reservation."""
+
     nodes: int
     pool: str
     capacity_bytes: int
-    capacity: str  # as written in "#DW jobdw capacity=..."
+    capacity: str  # as written in "#DW jobdw capacity=..." (private: per compute node)
+    access_mode: str = "striped"
+    persistent: str | None = None  # a persistent reservation's name: "#DW persistentdw name=..."
+
+    @property
+    def variable(self) -> str:
+        """The environment variable DataWarp sets to the allocation's mount point in the job."""
+        if self.persistent:
+            return f"DW_PERSISTENT_STRIPED_{self.persistent}"
+        return "DW_JOB_PRIVATE" if self.access_mode == "private" else "DW_JOB_STRIPED"
+
+
+RABBIT_TYPES = ("xfs", "gfs2", "lustre")
+RABBIT_NAME = "autotune"  # the jobdw name: the mount point is $DW_JOB_autotune (lowercase letters: NNF and Flux accept it)
+
+
+@dataclass(frozen=True)
+class NearNode:
+    """Today's tiers (docs/model.md): an HPE Rabbit allocation (``#DW jobdw type=... capacity=... name=...``),
+    node-local NVMe (``#SBATCH --tmp=``), or Lustre's Persistent Client Cache (``lfs project -p``)."""
+
+    kind: str                 # rabbit | nvme | pcc
+    capacity_bytes: int       # rabbit xfs/gfs2 and nvme: per compute node; rabbit lustre: the aggregate
+    capacity: str             # as written in "#DW jobdw capacity=" (GiB)
+    type: str = ""            # rabbit: xfs | gfs2 | lustre
+    pcc_project: int | None = None
+    pcc_archive_id: int | None = None
+    request: str = ""         # nvme: the site's way to ask for the local flash (a comment)
+
+    @property
+    def variable(self) -> str | None:
+        """The environment variable holding the mount point (Rabbit: ``DW_JOB_<name>``), None for a fixed path."""
+        return f"DW_JOB_{RABBIT_NAME}" if self.kind == "rabbit" else None
+
+
+def _gib(nbytes: float) -> tuple[int, str]:
+    gib = max(1, math.ceil(nbytes / 1024**3 - 1e-9))
+    return gib * 1024**3, f"{gib}GiB"
+
+
+def near_node(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern) -> NearNode:
+    """The allocation a near-node tier needs: per node for node-local file systems, the total for Rabbit Lustre."""
+    per_node = pattern.written_bytes / pattern.nodes
+    if fs.kind == "rabbit":
+        kind = str(config.get("rabbit.type", "lustre"))
+        if kind not in RABBIT_TYPES:
+            raise ConfigError(f"rabbit.type: {kind!r} is not one of {', '.join(RABBIT_TYPES)}")
+        nbytes, text = _gib(pattern.written_bytes if kind == "lustre" else per_node)
+        return NearNode("rabbit", nbytes, text, kind)
+    nbytes, text = _gib(per_node)
+    return NearNode(fs.kind, nbytes, text, pcc_project=fs.pcc_project, pcc_archive_id=fs.pcc_archive_id,
+                    request=fs.request)
 
 
 @dataclass(frozen=True)
@@ -33,6 +88,7 @@ class Settings:
     info: dict[str, str]
     stripe: Stripe | None = None
     bb: BurstBuffer | None = None
+    near: NearNode | None = None
     hdf5_alignment: int | None = None
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -43,7 +99,22 @@ def _hint_value(value: Any) -> str:
     return str(value)
 
 
-def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> Settings:
+def burst_buffer(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern,
+                 persistent: str | None = None) -> BurstBuffer:
+    """The DataWarp allocation a configuration asks for. Striped: ``bb.nodes`` grains, capacity = grains x
+    granularity. Private (seed 000): one grain per compute node, the capacity line is the per-node grain."""
+    pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
+    mode = access_mode(config)
+    if mode == "private":
+        cap_bytes, cap = dw_capacity(1, pool)
+        return BurstBuffer(pattern.nodes, pool.name, cap_bytes, cap, mode, persistent)
+    nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
+    cap_bytes, cap = dw_capacity(nodes, pool)
+    return BurstBuffer(nodes, pool.name, cap_bytes, cap, mode, persistent)
+
+
+def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern,
+            persistent: str | None = None) -> Settings:
     """Turn a namespaced configuration into per-layer settings for ``system``/``fs``.
 
     Parameters absent from ``config`` are left to the system's defaults (no hint is emitted). On
@@ -67,12 +138,8 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     if fs.kind == "lustre" and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
-    bb = None
-    if fs.kind == "datawarp":
-        pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
-        nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
-        cap_bytes, cap = dw_capacity(nodes, pool)
-        bb = BurstBuffer(nodes, pool.name, cap_bytes, cap)
+    bb = burst_buffer(config, fs, pattern, persistent) if fs.kind == "datawarp" else None
+    near = near_node(config, fs, pattern) if fs.kind in NEAR_NODE else None
     align = config.get("hdf5.alignment")
-    return Settings(info=info, stripe=stripe, bb=bb,
+    return Settings(info=info, stripe=stripe, bb=bb, near=near,
                     hdf5_alignment=int(align) if align is not None else None, config=dict(config))

@@ -17,7 +17,7 @@ from typing import Any
 
 from autotune._paths import data_dirs
 from autotune.errors import ConfigError
-from autotune.hints import dw_lines, lfs_setstripe
+from autotune.hints import dw_lines, lfs_setstripe, pcc_lines
 from autotune.launch._base import RunRequest
 from autotune.launch._command import app_command, hint_env
 
@@ -104,13 +104,16 @@ def sbatch_lines(first: RunRequest, options: Mapping[str, Any], time_limit: floa
             lines.append(f"#SBATCH --{key}={safe_word(sched[key], key)}")
     if options.get("overcommit"):
         lines.append("#SBATCH --overcommit")
+    near = first.settings.near
+    if near is not None and near.kind == "nvme":  # Slurm's per-node temporary disk: the node-local flash
+        lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M")
     if _SAFE_PATH.match(str(log_dir)):  # else only on sbatch's command line (argv, no shell)
         lines += [f"#SBATCH --output={log_dir}/slurm-%j.out", f"#SBATCH --error={log_dir}/slurm-%j.err"]
     return lines
 
 
 def job_dw_lines(first: RunRequest, options: Mapping[str, Any]) -> list[str]:
-    """``#DW jobdw`` (+ stage_in/stage_out, validated paths) for a DataWarp target."""
+    """``#DW jobdw`` (+ stage_in/stage_out, validated paths) for a DataWarp or Rabbit target."""
     stage_in, stage_out = options.get("stage_in"), options.get("stage_out")
     return dw_lines(first.settings,
                     safe_word(stage_in, "stage_in", _SAFE_PATH) if stage_in else None,
@@ -131,17 +134,53 @@ def _launch_prefix(req: RunRequest, options: Mapping[str, Any], jobid: str | Non
     return argv + list(extra)
 
 
+def script_stages(req: RunRequest, options: Mapping[str, Any]) -> bool:
+    """Whether the job script copies stage_in/stage_out itself: node-local flash (no workload manager does
+    it), or a local stand-in for a DataWarp/Rabbit allocation (standing in for the WLM's staging too)."""
+    near = req.settings.near
+    if near is not None and near.kind == "nvme":
+        return True
+    allocation = req.settings.bb is not None or (near is not None and near.kind == "rabbit")
+    return allocation and bool(options.get("dw_job_striped"))
+
+
+def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str]:
+    """The timed copy of ``stage_in`` into ``$DATA_DIR`` (before the timed run) or of ``$DATA_DIR`` to
+    ``stage_out``/rep<N> (after it); start, end and cp's exit code go to ``rep<N>.<which>``, reported apart
+    from the I/O being tuned. Node-local copies run once per node (``srun --ntasks-per-node=1``)."""
+    path = options.get(which)
+    if not path or not script_stages(req, options):
+        return []
+    where = safe_word(path, which, _SAFE_PATH)
+    out = shlex.quote(str(RepFiles(req.run_dir, req.repetition).path(which)))
+    per_node = f"srun -N {int(options.get('nodes') or req.app.nodes)} --ntasks-per-node=1 " if req.app.nodes > 1 else ""
+    if which == "stage_in":
+        copy = f'{per_node}cp -r -- {shlex.quote(where)}/. "$DATA_DIR"/'
+    else:
+        dest = shlex.quote(f"{where}/rep{req.repetition}")
+        copy = f'mkdir -p -- {dest} && {per_node}cp -r -- "$DATA_DIR"/. {dest}/'
+    return [f"s0=$(date +%s.%N)  # {which}: timed apart from the run", copy, "src=$?",
+            f'echo "$s0 $(date +%s.%N) $src" >{out}']
+
+
 def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | None = None) -> list[str]:
     """Shell lines for one repetition: data dir, striping, env, the timed launch, exit code and timings."""
     files = RepFiles(req.run_dir, req.repetition)
-    bb = req.settings.bb is not None
+    bb = req.settings.bb
     cmd = app_command(req, python=options.get("python"), data_dir=DATA)
     lines = [f"# repetition {req.repetition}"]
-    if bb:
-        lines.append(f'DATA_DIR="${{DW_JOB_STRIPED:?no DataWarp allocation}}"/{shlex.quote(f"rep{req.repetition}")}')
+    near = req.settings.near
+    if bb is not None:  # the allocation's mount point: $DW_JOB_STRIPED, $DW_JOB_PRIVATE, $DW_PERSISTENT_STRIPED_<name>
+        where = f"rep{req.repetition}" if bb.persistent is None else f"{req.campaign}-t{req.trial}-rep{req.repetition}"
+        lines.append(f'DATA_DIR="${{{bb.variable}:?no DataWarp allocation}}"/{shlex.quote(where)}')
+    elif near is not None and near.variable:  # a Rabbit allocation: $DW_JOB_<name>
+        lines.append(f'DATA_DIR="${{{near.variable}:?no Rabbit allocation}}"/{shlex.quote(f"rep{req.repetition}")}')
     else:
         lines.append(f"DATA_DIR={shlex.quote(str(req.data_dir))}")
     lines.append('mkdir -p "$DATA_DIR"')
+    for pcc in pcc_lines(req.settings, "$DATA_DIR"):  # RW-PCC: new files match the site's auto-cache rule
+        lines.append(f"if command -v lfs >/dev/null; then {pcc.split('  #')[0]}; "
+                     "else echo 'autotune: lfs not found: PCC project not set' >&2; fi")
     stripe = lfs_setstripe(req.settings, "$DATA_DIR")  # a lone $VAR comes back double-quoted
     if stripe:
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + stripe)
@@ -155,11 +194,17 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
         body.append(f"export {key}={sh(value)}")
     argv = _launch_prefix(req, options, jobid) + cmd.argv
     body.append(f"exec timeout --kill-after=10 {max(1, math.ceil(req.timeout))} " + " ".join(sh(a) for a in argv))
+    lines += staging(req, options, "stage_in")
     lines += ["t0=$(date +%s.%N)", "(", *("  " + b for b in body),
               f") >{shlex.quote(str(files.path('out')))} 2>{shlex.quote(str(files.path('err')))}",
               "rc=$?", f"echo $rc >{shlex.quote(str(files.path('rc')))}",
               '[ "$rc" -ne 0 ] && [ "$AUTOTUNE_STATUS" -eq 0 ] && AUTOTUNE_STATUS=$rc',
               f'echo "$t0 $(date +%s.%N)" >{shlex.quote(str(files.path("time")))}']
+    lines += staging(req, options, "stage_out")
+    if near is not None and near.kind == "pcc":  # which files the cache holds (empty without lfs)
+        lines.append(f'command -v lfs >/dev/null && lfs pcc state "$DATA_DIR"/* >{shlex.quote(str(files.path("pcc")))} 2>&1')
+    if bb is not None and bb.persistent:  # a reservation outlives the job: leave no trial data on it
+        lines.append('rm -rf -- "$DATA_DIR"')
     if stripe:
         getstripe = f'lfs getstripe "$DATA_DIR" >{shlex.quote(str(files.path("getstripe")))} 2>&1'
         lines.append(("# skip_lfs: " if options.get("skip_lfs") else "") + getstripe)
@@ -167,12 +212,16 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
 
 
 def script_setup(requests: Sequence[RunRequest], options: Mapping[str, Any]) -> str:
-    """Lines before the repetitions: exit status bookkeeping, a stand-in for ``$DW_JOB_STRIPED``."""
+    """Lines before the repetitions: exit status bookkeeping, a stand-in for the DataWarp mount point
+    (``$DW_JOB_STRIPED``, ``$DW_JOB_PRIVATE`` or ``$DW_PERSISTENT_STRIPED_<name>``)."""
     lines = ["AUTOTUNE_STATUS=0  # the first failing repetition's exit code becomes the job's"]
-    if requests and requests[0].settings.bb is not None and options.get("dw_job_striped"):
+    bb = requests[0].settings.bb if requests else None
+    near = requests[0].settings.near if requests else None
+    var = bb.variable if bb is not None else near.variable if near is not None else None
+    if var and options.get("dw_job_striped"):
         local = safe_word(options["dw_job_striped"], "dw_job_striped", _SAFE_PATH)
         lines += ["# no DataWarp here: a local directory stands in for the allocation",
-                  f'export DW_JOB_STRIPED="${{DW_JOB_STRIPED:-{local}}}"', 'mkdir -p "$DW_JOB_STRIPED"']
+                  f'export {var}="${{{var}:-{local}}}"', f'mkdir -p "${var}"']
     return "\n".join(lines)
 
 

@@ -51,6 +51,20 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _staging(files: RepFiles) -> dict[str, Any]:
+    """``stage_in_seconds``/``stage_out_seconds`` (and cp's exit code) the job script measured, if it staged."""
+    out: dict[str, Any] = {}
+    for which in ("stage_in", "stage_out"):
+        parts = _read(files.path(which)).split()
+        if len(parts) == 3 and re.fullmatch(r"-?\d+", parts[2]):
+            try:
+                out[f"{which}_seconds"] = round(float(parts[1]) - float(parts[0]), 3)
+            except ValueError:
+                continue
+            out[f"{which}_rc"] = int(parts[2])
+    return out
+
+
 @register_launcher
 class SlurmLauncher(SlurmBookkeeping):
     """Each trial is one ``sbatch`` job running its repetitions in turn (``mode: job``, needed when the
@@ -108,7 +122,7 @@ class SlurmLauncher(SlurmBookkeeping):
         first = requests[0]
         setup, body = script_setup(requests, self.options), script_body(requests, self.options, allocation)
         if self.mode == "step":
-            if first.settings.bb is not None:
+            if first.settings.bb is not None or (first.settings.near is not None and first.settings.near.kind == "rabbit"):
                 raise ConfigError("launcher.mode: a burst-buffer allocation needs a job per trial (mode: job)")
             return render_template(self._template("slurm-step.sh.tmpl"),
                                    {"allocation": allocation or "$ALLOCATION", "setup": setup, "body": body})
@@ -257,9 +271,15 @@ class SlurmLauncher(SlurmBookkeeping):
                                 "script": str(job_dir / ("steps.sh" if step else "job.sh"))}
         if files.path("getstripe").exists():
             info["getstripe"] = _read(files.path("getstripe"))[:4000]
+        staged = _staging(files)
+        info.update(staged)
         res = add_mpiio_stats(RunResult(returncode=rc, stdout=out, stderr=err, wall_seconds=wall, info=info))
         job_err = "" if step else clean_stderr(_read(job_dir / f"slurm-{job.job_id}.err"))
         job_failed = overrun or (not step and job.state not in ("COMPLETED", "FAILED"))
+        if rc == 0 and any(staged.get(f"{w}_rc") for w in ("stage_in", "stage_out")):
+            bad = next(w for w in ("stage_in", "stage_out") if staged.get(f"{w}_rc"))
+            res.error = f"{bad} failed (cp exit code {staged[f'{bad}_rc']})"
+            return res
         if rc == 0:
             return res
         if job_failed or rc is None:

@@ -12,23 +12,24 @@ from dataclasses import dataclass
 
 from autotune.errors import ConfigError
 
-BANDWIDTH, TIME, SCORE = "bandwidth", "time", "score"
-CANONICAL = {BANDWIDTH: "MiB/s", TIME: "s", SCORE: ""}
-DIRECTION = {BANDWIDTH: "maximize", TIME: "minimize"}
+BANDWIDTH, TIME, RATE, SCORE = "bandwidth", "time", "rate", "score"
+CANONICAL = {BANDWIDTH: "MiB/s", TIME: "s", RATE: "ops/s", SCORE: ""}
+DIRECTION = {BANDWIDTH: "maximize", TIME: "minimize", RATE: "maximize"}
 _MIB = float(2**20)
 # unit -> (kind, factor to the canonical unit)
 UNITS: dict[str, tuple[str, float]] = {
     "B/s": (BANDWIDTH, 1 / _MIB), "KB/s": (BANDWIDTH, 1e3 / _MIB), "KiB/s": (BANDWIDTH, 1 / 1024),
     "MB/s": (BANDWIDTH, 1e6 / _MIB), "MiB/s": (BANDWIDTH, 1.0), "GB/s": (BANDWIDTH, 1e9 / _MIB),
     "GiB/s": (BANDWIDTH, 1024.0), "TB/s": (BANDWIDTH, 1e12 / _MIB), "TiB/s": (BANDWIDTH, 1024.0**2),
-    "s": (TIME, 1.0), "ms": (TIME, 1e-3), "us": (TIME, 1e-6), "min": (TIME, 60.0), "h": (TIME, 3600.0),
+    "ops/s": (RATE, 1.0), "s": (TIME, 1.0), "ms": (TIME, 1e-3), "us": (TIME, 1e-6), "min": (TIME, 60.0), "h": (TIME, 3600.0),
     "score": (SCORE, 1.0),
 }
 # spellings seen in program output -> the unit above (matched case-sensitively first, then folded)
 _ALIASES = {"sec": "s", "secs": "s", "second": "s", "seconds": "s", "msec": "ms", "µs": "us", "usec": "us",
             "mins": "min", "minutes": "min", "minute": "min", "MB/sec": "MB/s", "MiB/sec": "MiB/s",
             "GB/sec": "GB/s", "GiB/sec": "GiB/s", "KB/sec": "KB/s", "kB/s": "KB/s", "KiB/sec": "KiB/s",
-            "MBps": "MB/s", "GBps": "GB/s", "MiBps": "MiB/s"}
+            "MBps": "MB/s", "GBps": "GB/s", "MiBps": "MiB/s", "IOPS": "ops/s", "iops": "ops/s",
+            "op/s": "ops/s", "ops/sec": "ops/s"}
 _UNIT_AFTER = re.compile(r"^\s*\)?\s*\[?\s*([A-Za-zµ]+(?:/s(?:ec)?|ps)?)\b\]?")
 
 
@@ -81,10 +82,13 @@ def unit_in_text(after: str) -> str | None:
 
 
 def kind_from_name(metric: str) -> str | None:
-    """The kind a metric's name says: ``*bandwidth*``/``*_mib_s`` a bandwidth, ``seconds``/``*time*`` a time."""
+    """The kind a metric's name says: ``*bandwidth*``/``*_mib_s`` a bandwidth, ``*iops*``/``*_per_s``/``*ops_s``
+    a rate (operations per second: maximised, never a time), ``seconds``/``*time*``/``*_s`` a time."""
     name = metric.lower()
     if "bandwidth" in name or re.search(r"(^|_)(k|m|g|t)?i?b_s$|(^|_)bw($|_)|throughput", name):
         return BANDWIDTH
+    if re.search(r"(^|_)iops($|_)|(^|_)per_(s|sec|second)($|_)|(^|_)ops_s(ec)?$|(^|_)ops_per_", name):
+        return RATE
     if re.search(r"(^|_)(seconds|secs|time|elapsed|duration|s|ms|us)$|^(seconds|time)(_|$)", name):
         return TIME
     return None
@@ -117,7 +121,7 @@ def check_direction(mu: MetricUnit, metric: str, direction: str | None) -> str:
     if direction not in ("maximize", "minimize"):
         raise ConfigError(f"objective.direction: {direction!r} is not one of maximize, minimize")
     if wanted is not None and direction != wanted:
-        worst = "slowest" if mu.kind == BANDWIDTH else "longest"
+        worst = "slowest" if mu.kind in (BANDWIDTH, RATE) else "longest"
         raise ConfigError(f"objective.direction: {direction!r} on {metric!r}, {mu.describe()}, tunes for the {worst} "
                           f"configuration: use {wanted} (or leave direction out)")
     return direction

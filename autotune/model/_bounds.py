@@ -3,7 +3,8 @@
 Whatever the mechanisms say, a phase cannot move its data faster than the smallest aggregate limit
 that applies to it: the OSTs in use x per-OST rate, their OSS x per-OSS rate and the client NICs x
 nodes on Lustre; the BB nodes (grains, less a round-robin wrap) x per-node rate and the DVS clients
-on DataWarp; the device on a local file system. The one exception is the client page cache when
+on DataWarp; the device on a local file system; on today's tiers the flash of each node (NVMe,
+PCC), the Rabbits' SSDs, the nodes' PCIe links or NICs (``_nearnode``). The one exception is the client page cache when
 the flush is outside the timed region (``pattern.sync`` false): those bytes only pay the copy.
 ``enforce`` adds an ``aggregate ceiling`` term when the mechanisms come out faster than the bound.
 """
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 from autotune.model._constants import Constants
 from autotune.model._lustre import cache_capacity, oss_used
+from autotune.model._nearnode import near_limits
 from autotune.model._prediction import Limit, Term
 from autotune.model._settings import Resolved
 from autotune.pattern import IOPattern
-from autotune.systems import FileSystem
+from autotune.systems import NEAR_NODE, FileSystem
 
 
 def osts_in_use(p: IOPattern, r: Resolved, fs: FileSystem) -> int:
@@ -39,6 +41,8 @@ def aggregate_limits(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op
         grains = max(1, r.bb_nodes)
         return [Limit("BB nodes", grains / r.bb_wrap * node),
                 Limit("client injection", p.nodes * c.dvs_node_bw * cpu)]
+    if fs.kind in NEAR_NODE:  # node-local flash x nodes, Rabbit SSDs x Rabbits, links and NICs x nodes
+        return near_limits(p, c, fs, op, r.rabbit_type or None)
     device = c.posix_bw if op == "write" else c.posix_read_bw
     return [Limit("disk", device)]
 

@@ -59,6 +59,15 @@ class Constants:
     dvs_request: float = 110e-6             # per DVS request: transfers < 512 KiB lose bandwidth (seed 004)
     dvs_node_bw: float = 1.8e9              # DVS client per node: seed 004 IOR, 16 nodes stop scaling past ~4 BB nodes
     bb_mds_rate: float = 5000.0             # one DW node is the metadata server (seed 002)
+    # --- today's tiers (docs/model.md "Today's tiers"); a site sets its own under the file system's model: ---
+    nvme_write_bw: float = 0.35e9           # node-local flash, one node's device (seed 001 Theta SSD: 350 MB/s with 2 procs)
+    nvme_read_bw: float = 2.2e9             # seed 001: read 2.2 GB/s with two processes
+    nvme_stream_write: float = 0.175e9      # one process (seed 001: "One process: Write 175 MB/s")
+    nvme_stream_read: float = 1.1e9         # seed 001: "One process: Read 1.1 GB/s"
+    rabbit_drives: float = 16.0             # SSDs in use per Rabbit (public: 18 = 16 + 2 spares)
+    rabbit_drive_bw: float = 0.0            # one Rabbit SSD's write rate: no public figure, the site must set it
+    rabbit_drive_read_bw: float = 0.0
+    rabbit_link_bw: float = 0.0             # one compute node's PCIe Gen4 link to its Rabbit: the site must set it
     # --- plain POSIX ---
     posix_bw: float = 0.5e9                 # the device's sustained write-back rate (fsync'd data)
     posix_read_bw: float = 2.0e9

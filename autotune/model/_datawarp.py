@@ -9,7 +9,12 @@ Mechanisms (seeds 000, 002, 003, 004):
   not aligned to the 8 MiB DVS stripe is split in two requests more often;
 - no client cache (DVS): writes go straight to the BB nodes;
 - allocations wrap round-robin over the pool: a node holding two grains serves twice the data;
-- aggregators tied to BB grains: a count that is not a multiple of the grains unbalances them.
+- aggregators tied to BB grains: a count that is not a multiple of the grains unbalances them;
+- private mode (seed 000: "data is not striped over BB nodes", one grain per compute node): a compute
+  node's data goes to its own grain, so the grains are the compute nodes (wrapped over the pool), each
+  compute node gets at most one BB node's bandwidth (shared with the nodes wrapped onto it), and a
+  transfer is never split at a stripe boundary; each private namespace has its own metadata on its
+  BB node (inferred: the namespace is that grain's), so creates/opens spread over the nodes used.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ def datawarp_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem
     """Every rank streams its own transfers to the BB nodes its data is striped over."""
     dvs = fs.stripe_size or (8 << 20)
     ts = p.transfer_size
-    aligned = r.aligned or (p.file_mode == "fpp" and ts % dvs == 0)
+    aligned = r.aligned or r.bb_private or (p.file_mode == "fpp" and ts % dvs == 0)
     reqs = dvs_requests(ts, dvs, aligned)
     per_rank = ts / stream_time(c, ts, reqs, op)
     grains = max(1, r.bb_nodes)
@@ -84,6 +89,7 @@ def datawarp_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem
     rate, res = min(cands)
     writers = p.ranks / grains
     detail = (f"{grains} BB grain(s) on {r.bb_physical} node(s), {writers:.3g} writers per grain"
+              + (" (private: one grain per compute node)" if r.bb_private else "")
               + (f", busiest node holds {r.bb_wrap} grains" if r.bb_wrap > 1 else ""))
     terms = [Term(f"{op} transfer", res, p.data_bytes / rate, detail)]
     return terms, [Limit(n, b) for b, n in cands]

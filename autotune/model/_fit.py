@@ -26,6 +26,16 @@ from autotune.model._predict import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
 
+# The constants fitted per target kind (``autotune model fit`` and the sampler's refit in the loop), the span
+# each may move (x1/SPAN .. xSPAN of its start) and the pull toward the start (per constant, in log units).
+FIT_NAMES: dict[str, tuple[str, ...]] = {
+    "posix": ("posix_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost", "sync_per_rank"),
+    "lustre": ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
+    "datawarp": ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
+}
+SPAN = 20.0
+PRIOR_WEIGHT = 0.3
+
 
 @dataclass(frozen=True)
 class MeasuredRun:
@@ -62,12 +72,14 @@ def predicted(m: MeasuredRun, system: SystemProfile, fs: str, c: Constants) -> f
 
 def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, names: Sequence[str],
                   filesystem: str | None = None, *, start: Constants | None = None,
-                  bounds: tuple[float, float] = (1e-3, 1e3), prior_weight: float = 0.0) -> FitResult:
+                  bounds: tuple[float, float] = (1e-3, 1e3), prior_weight: float = 0.0,
+                  init: Constants | None = None, max_nfev: int | None = None) -> FitResult:
     """Fit the constants ``names`` (e.g. ``["ost_write_bw", "write_latency"]``) to ``measurements``.
 
     ``bounds`` limit each constant to ``start x [low, high]``. Without a prior (``prior_weight`` 0)
     it needs at least as many measurements as constants. Put the values under ``model:`` in the
-    site's profile (or use ``autotune model fit``).
+    site's profile (or use ``autotune model fit``). ``init`` starts the search elsewhere than ``start``
+    (an earlier fit: the bounds and the prior stay around ``start``); ``max_nfev`` caps the evaluations.
     """
     fs = system.filesystem(filesystem)
     base = start if start is not None else constants_for(system, fs)
@@ -79,6 +91,7 @@ def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, na
             raise ConfigError(f"fit: {n!r} is not a numeric model constant")
     x0 = np.array([math.log(getattr(base, n)) for n in names])
     lo, hi = math.log(bounds[0]), math.log(bounds[1])
+    x_init = x0 if init is None else np.clip([math.log(getattr(init, n)) for n in names], x0 + lo, x0 + hi)
 
     def consts(x: np.ndarray) -> Constants:
         c = base.with_(**{n: float(math.exp(v)) for n, v in zip(names, x, strict=True)})
@@ -93,7 +106,7 @@ def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, na
         return np.concatenate([data_residuals(x), prior_weight * (x - x0)])
 
     least_squares = require("scipy.optimize", "model", "fitting model constants").least_squares
-    sol = least_squares(residuals, x0, bounds=(x0 + lo, x0 + hi), x_scale=1.0, diff_step=1e-4)
+    sol = least_squares(residuals, x_init, bounds=(x0 + lo, x0 + hi), x_scale=1.0, diff_step=1e-4, max_nfev=max_nfev)
     fitted = consts(sol.x)
     data = data_residuals(sol.x)
     rms = float(np.sqrt(np.mean(data**2))) if len(data) else 0.0

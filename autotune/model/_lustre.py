@@ -4,7 +4,9 @@ Mechanisms (each a function, separately testable):
 
 - ``client_request``: one process's request time, latency + size / stream (seed 000: 1 writer).
 - ``ost_rate``: an OST streams at ``ost_*_bw`` to one sequential client; interleaved streams (more
-  than one client per OST object, or files per OST) pay an HDD repositioning per request.
+  than one client in one OST object) pay an HDD repositioning per request. Files per process do not: each
+  object is written sequentially by its own client (seed 001: "FPP scales well as ranks exceed number of
+  OSTs: multiple ranks can write to same OST but within separate files without extent lock contention").
 - slow OSTs: files wider than the healthy OSTs get slow ones (seed 001: "use 48 of 56").
 - ``lock_switches``: shared-file writes with more than one client per OST serialise on extent
   locks (seed 001); pieces smaller than a stripe false-share stripe units (a lock per piece),
@@ -118,7 +120,7 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
     cands = [
         (p.ranks * client, "client injection"),
         (p.nodes * c.node_bw * c.cpu_factor, "client injection"),
-        (osts_used * ost_rate(c, op, request, streams), "OSTs"),
+        (osts_used * ost_rate(c, op, request, 1.0 if fpp else streams), "OSTs"),  # FPP: sequential per object
         (oss_used(fs, osts_used) * c.oss_bw, "OSS"),
     ]
     if not fpp and sc > healthy_osts(fs, c):

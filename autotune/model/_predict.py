@@ -10,19 +10,20 @@ from autotune.model._constants import Constants, constants_for
 from autotune.model._datawarp import datawarp_collective, datawarp_independent
 from autotune.model._lustre import lustre_collective, lustre_independent
 from autotune.model._mpiio import calls_of
+from autotune.model._nearnode import near_metadata, near_phase
 from autotune.model._posix import posix_collective, posix_independent
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
 from autotune.model._settings import Resolved, settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.systems import FileSystem, SystemProfile
+from autotune.systems import NEAR_NODE, FileSystem, SystemProfile
 
 
-def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str) -> Term:
+def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str, r: Resolved | None = None) -> Term:
     """Creates and opens through one metadata server: grows with the file count (seed 001, 002)."""
     files = p.ranks if p.file_mode == "fpp" else p.files
     opens = p.ranks * (1 if p.file_mode == "fpp" else p.files)
-    if fs.kind == "datawarp":
-        create_rate = open_rate = c.bb_mds_rate
+    if fs.kind == "datawarp":  # striped: one DW node serves the metadata (seed 002); private: each namespace its own
+        create_rate = open_rate = c.bb_mds_rate * (max(1, r.bb_physical) if r is not None and r.bb_private else 1)
     elif fs.kind == "lustre":
         create_rate, open_rate = c.mds_create_rate, c.mds_open_rate
     else:
@@ -35,6 +36,8 @@ def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str) -> Term:
 def _phase(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str,
            cores: int) -> tuple[list[Term], list[Limit]]:
     cb = r.cb_write if op == "write" else r.cb_read
+    if fs.kind in NEAR_NODE:
+        return near_phase(p, c, fs, op, r.rabbit_type or None)
     if fs.kind == "posix":
         return posix_collective(p, r, c, cores, op) if cb else posix_independent(p, r, c, cores, op)
     if fs.kind == "lustre":
@@ -63,7 +66,8 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
             terms.append(Term("collective sync", "collective sync", calls * c.sync_per_rank * pattern.ranks / c.cpu_factor,
                               "romio_cb_write=automatic: offsets exchanged per call, then independent writes"))
         terms, aggregate = enforce(pattern, r, c, fs, op, terms)
-        terms.insert(0, metadata_term(pattern, c, fs, op))
+        terms.insert(0, near_metadata(pattern, c, fs, op, r.rabbit_type or None) if fs.kind in NEAR_NODE
+                     else metadata_term(pattern, c, fs, op, r))
         limits = [*limits, *(lim for lim in aggregate if lim not in limits)]
         phases.append(PhasePrediction(op, pattern.data_bytes, tuple(terms), tuple(limits)))
     notes: list[str] = []

@@ -16,7 +16,7 @@ from typing import Any
 from autotune.errors import ConfigError
 from autotune.model._constants import Constants
 from autotune.pattern import IOPattern
-from autotune.systems import FileSystem, SystemProfile
+from autotune.systems import FileSystem, SystemProfile, access_mode
 from autotune.systems._pfl import effective_stripe_count, parse_pfl
 
 _TRI = ("automatic", "enable", "disable")
@@ -39,6 +39,8 @@ class Resolved:
     bb_wrap: int = 1            # DataWarp: grains on the busiest physical BB node (round-robin wrap)
     bb_physical: int = 0
     cb_probe: bool = False      # ROMIO "automatic" fell back to independent after exchanging offsets
+    bb_private: bool = False    # DataWarp private mode: one grain per compute node, no striping over BB nodes
+    rabbit_type: str = ""       # HPE Rabbit: xfs | gfs2 | lustre
 
 
 def _tri(config: Mapping[str, Any], key: str) -> str:
@@ -56,10 +58,20 @@ def _int(config: Mapping[str, Any], key: str, default: int) -> int:
 
 
 def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[int, int, int]:
-    """(grains, grains on the busiest node, physical nodes); capacity below the data is an error."""
+    """(grains, grains on the busiest node, physical nodes); capacity below the data is an error.
+
+    Private mode (seed 000): each compute node gets one grain of its own, so the grains are the compute
+    nodes, wrapped round-robin over the pool's nodes, and each node's share must fit in one grain.
+    """
     pool = fs.pool(config.get("bb.pool"))
     written = pattern.written_bytes
-    if "bb.nodes" in config:
+    if access_mode(config) == "private":
+        grains = pattern.nodes
+        if written / pattern.nodes > pool.granularity:
+            raise ConfigError(
+                f"bb.access_mode: private gives each compute node {pool.granularity / 1024**3:.2f} GiB ({pool.name}), "
+                f"below the {written / pattern.nodes / 1e9:.1f} GB each of the {pattern.nodes} nodes writes")
+    elif "bb.nodes" in config:
         grains = _int(config, "bb.nodes", 1)
         if grains * pool.granularity < written:
             raise ConfigError(
@@ -99,7 +111,7 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     cb_write = collective and (cbw == "enable" or (cbw == "automatic" and interleaved))
     cb_read = collective and (cbr == "enable" or (cbr == "automatic" and interleaved))
     if cray:
-        base = _int(config, "mpiio.cb_nodes", sc if fs.kind != "posix" else pattern.nodes)
+        base = _int(config, "mpiio.cb_nodes", sc if fs.kind in ("lustre", "datawarp") else pattern.nodes)
         aggs = base * _int(config, "cray.cb_nodes_multiplier", 1)
         cb_buffer = ss
     else:
@@ -120,13 +132,18 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
         aligned = (pattern.ranks * pattern.transfer_size) % cb_buffer == 0 or pattern.transfer_size % cb_buffer == 0
     used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
     probe = collective and not cray and cbw == "automatic" and not cb_write
+    private = fs.kind == "datawarp" and access_mode(config) == "private"
+    rabbit = str(config.get("rabbit.type", "lustre")) if fs.kind == "rabbit" else ""
     r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
-                 aligned, bb_nodes, bb_wrap, bb_phys, probe)
+                 aligned, bb_nodes, bb_wrap, bb_phys, probe, private, rabbit)
     eff: dict[str, Any] = {}
     if fs.kind == "lustre":
         eff.update({"striping_factor": sc, "striping_unit": ss})
     elif fs.kind == "datawarp":
-        eff.update({"bb_nodes": bb_nodes, "bb_pool": fs.pool(config.get("bb.pool")).name, "striping_unit": ss})
+        eff.update({"bb_nodes": bb_nodes, "bb_pool": fs.pool(config.get("bb.pool")).name, "striping_unit": ss,
+                    "bb_access_mode": access_mode(config)})
+    elif rabbit:
+        eff["rabbit_type"] = rabbit
     if collective:
         eff.update({"romio_cb_write": "enable" if cb_write else "disable",
                     "romio_cb_read": "enable" if cb_read else "disable"})

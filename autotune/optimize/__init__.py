@@ -5,13 +5,20 @@ from autotune.optimize._adaptive import DEFAULT_MARGIN, Candidate, RepetitionPol
 from autotune.optimize._ga import GASampler
 from autotune.optimize._local import AutotuneSampler
 from autotune.optimize._prior import candidates, coordinate_ascent, model_metric, model_ranked, scaled_constants
-from autotune.optimize._samplers import DEFAULT_SAMPLER, SAMPLERS, AskTellGridSampler, make_sampler
+from autotune.optimize._samplers import (
+    DEFAULT_SAMPLER,
+    SAMPLERS,
+    SINGLE_OBJECTIVE_ONLY,
+    AskTellGridSampler,
+    make_sampler,
+    sampler_for,
+)
 from autotune.optimize._start import PRIOR_TOP, initial_configs, prior_spec
 from autotune.optimize._warm import add_history, load_source, warm_configs, warm_start
 
 __all__ = [
-    "DEFAULT_MARGIN", "DEFAULT_SAMPLER", "PRIOR_TOP", "SAMPLERS", "AskTellGridSampler", "AutotuneSampler", "Candidate",
-    "GASampler", "RepetitionPolicy", "add_history", "candidates", "coordinate_ascent", "initial_configs", "load_source",
-    "make_sampler", "model_metric", "model_ranked", "prior_spec", "recommend", "remeasure", "scaled_constants",
-    "warm_configs", "warm_start",
+    "DEFAULT_MARGIN", "DEFAULT_SAMPLER", "PRIOR_TOP", "SAMPLERS", "SINGLE_OBJECTIVE_ONLY", "AskTellGridSampler",
+    "AutotuneSampler", "Candidate", "GASampler", "RepetitionPolicy", "add_history", "candidates", "coordinate_ascent",
+    "initial_configs", "load_source", "make_sampler", "model_metric", "model_ranked", "prior_spec", "recommend",
+    "remeasure", "sampler_for", "scaled_constants", "warm_configs", "warm_start",
 ]

@@ -9,6 +9,11 @@ integer x2, /2, x1.25, /1.25 or +-1) or two numeric parameters one x2 step toget
 which follow ridges such as aggregators = stripe count). The move that produced the incumbent is
 tried again first (momentum); the others in seeded random order. Moves that break a rule or were
 already run are skipped; when the incumbent has no untried neighbour, TPE proposes.
+
+With a ``model`` (``sampler.prior.refit: true``, ``autotune.optimize._inloop.ModelArm``) the model proposes too:
+the first ``top`` proposals after the default, then its share; it is refitted before each trial, and every
+trial records the constants in force (``model_constants``, ``model_moved``, ``model_rho``, ``model_share``) and
+who proposed it (``proposed_by``: model, pattern or tpe).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from optuna.distributions import BaseDistribution
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.optimize._bridge import bridge_move
+from autotune.optimize._inloop import SOURCE_ATTR, ModelArm
 from autotune.space import CATALOGUE, BoundParam, BoundSpace
 
 Move = tuple[tuple[str, str], ...]  # ((optuna name, step), ...)
@@ -79,11 +85,11 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
 
     def __init__(self, space: BoundSpace, base: optuna.samplers.BaseSampler, *, seed: int | None = None,
                  warmup: int = 4, local_fraction: float = 0.5, early: optuna.samplers.BaseSampler | None = None,
-                 early_trials: int = 0, bridge: bool = True) -> None:
+                 early_trials: int = 0, model: ModelArm | None = None, bridge: bool = True) -> None:
         if warmup < 1 or not 0.0 <= local_fraction <= 1.0 or early_trials < 0:
             raise ValueError("AutotuneSampler: warmup >= 1, 0 <= local_fraction <= 1 and early_trials >= 0")
         self.space, self.base, self.warmup, self.local_fraction = space, base, warmup, local_fraction
-        self.early, self.early_trials, self.bridge = early, early_trials, bridge
+        self.early, self.early_trials, self.model, self.bridge = early, early_trials, model, bridge
         self._rng = np.random.default_rng(seed)
         self._params = {p.optuna_name: p for p in space.active}
 
@@ -107,21 +113,30 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
     def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
                         search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
         trials = study.get_trials(deepcopy=False)
-        done = [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None
-                and t.user_attrs.get("ran") and all(k in t.params for k in self._params)]
+        done = self._done(trials)
+        if self.model is not None and done:
+            n_model = sum(1 for t in trials if t.user_attrs.get(SOURCE_ATTR) == "model")
+            if self.model.turn(n_model, len(done)):
+                cfg = self.model.propose({tuple(sorted(t.params.items())) for t in trials if t.params})
+                if cfg is not None:
+                    self._source(study, trial, "model")
+                    return self.space.to_optuna(cfg)
         if len(done) >= self.warmup and self._local_turn(len(done)):
             move = self._local_move(study, trials, done)
             if move is not None:
                 params, label = move
                 study._storage.set_trial_system_attr(trial._trial_id, _MOVE_ATTR, label)
+                self._source(study, trial, "pattern")
                 return params
-        elif len(done) >= self.warmup and self.bridge:  # the model turn: a bridge first (optimize/_bridge.py)
+        elif len(done) >= self.warmup and self.bridge:  # the TPE turn: a bridge first (optimize/_bridge.py)
             seen = {tuple(sorted(t.params.items())) for t in trials if t.params}
             bridged = bridge_move(self.space, self._params, done,
                                   study.direction == optuna.study.StudyDirection.MAXIMIZE, seen)
             if bridged is not None:
                 study._storage.set_trial_system_attr(trial._trial_id, _MOVE_ATTR, "bridge")
+                self._source(study, trial, "bridge")
                 return bridged
+        self._source(study, trial, "tpe")
         model = self._model_sampler(study)
         # only this sampler's space: a parameter outside it is sampled independently (Optuna's contract)
         model_space = {k: v for k, v in model.infer_relative_search_space(study, trial).items() if k in search_space}
@@ -134,6 +149,19 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
     def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
         for s in self._samplers():
             s.before_trial(study, trial)
+        if self.model is not None:  # refit to what completed so far; the trial records the constants in force
+            done = self._done(study.get_trials(deepcopy=False))
+            self.model.update(done)
+            for k, v in self.model.attrs(len(done)).items():
+                study._storage.set_trial_user_attr(trial._trial_id, k, v)
+
+    def _done(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
+        return [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None
+                and t.user_attrs.get("ran") and all(k in t.params for k in self._params)]
+
+    def _source(self, study: optuna.Study, trial: FrozenTrial, source: str) -> None:
+        if self.model is not None:
+            study._storage.set_trial_user_attr(trial._trial_id, SOURCE_ATTR, source)
 
     def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
                     values: Sequence[float] | None) -> None:

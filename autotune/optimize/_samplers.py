@@ -21,6 +21,10 @@ from autotune.optimize._local import AutotuneSampler
 from autotune.space import BoundSpace
 
 DEFAULT_SAMPLER = "autotune"
+# With two objectives (``objective.cost``): these samplers optimise one objective only and are refused, and the
+# autotune sampler (its pattern-search moves need one incumbent value) falls back to TPE's multi-objective mode.
+SINGLE_OBJECTIVE_ONLY = frozenset({"cmaes", "ga"})
+MULTI_OBJECTIVE_FALLBACK = {"autotune": "tpe"}
 # ``options.gp_trials: N``: the autotune sampler's model phase is a GP for the first N trials (more sample-efficient
 # from a cold start, ~0.3 s per proposal here), then TPE (cheap at any length). Off by default: see README.
 GP_TRIALS = 0
@@ -37,13 +41,17 @@ class AskTellGridSampler(optuna.samplers.GridSampler):
 
 @dataclass
 class SamplerArgs:
-    """What a sampler factory gets: the bound space, the seed, ``startup_trials`` and the extra ``options``."""
+    """What a sampler factory gets: the bound space, the seed, ``startup_trials``, the extra ``options``, the
+    ``prior`` mapping and the objective (``metric``, ``maximize``; the model in the loop needs them)."""
 
     name: str
     space: BoundSpace
     seed: int | None
     startup: int | None
     options: dict[str, Any]
+    prior: dict[str, Any] | None = None
+    metric: str | None = None
+    maximize: bool = True
 
     def startup_kw(self) -> dict[str, Any]:
         return {} if self.startup is None else {"n_startup_trials": self.startup}
@@ -72,8 +80,16 @@ def _autotune(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     if gp_trials:
         _needs("torch", "sampler.options.gp_trials needs PyTorch: install it with `make setup-gp`")
         early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
+    model = None
+    if a.prior and a.prior.get("refit") and a.metric is not None:
+        from autotune.optimize._inloop import ModelArm
+        from autotune.optimize._prior import scaled_constants
+
+        _needs("scipy", "sampler.prior.refit needs scipy: pip install 'autotune[model]'")
+        start = scaled_constants(a.space, a.prior["scale"]) if a.prior.get("scale") else None
+        model = ModelArm(a.space, a.metric, a.maximize, top=int(a.prior["top"]), start=start, seed=a.seed or 0)
     try:
-        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), **local)
+        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), model=model, **local)
     except ValueError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None
 
@@ -93,6 +109,11 @@ def _grid(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     return AskTellGridSampler(grid, seed=a.seed)
 
 
+def _nsga2(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+    """NSGA-II (multi-objective evolutionary; ``options``: population_size, mutation_prob, crossover_prob...)."""
+    return optuna.samplers.NSGAIISampler(**{"seed": a.seed, **a.options})
+
+
 def _gp(a: SamplerArgs) -> optuna.samplers.BaseSampler:
     _needs("torch", "sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
     return optuna.samplers.GPSampler(**{"seed": a.seed, **a.startup_kw(), **a.options})
@@ -106,18 +127,38 @@ def _cmaes(a: SamplerArgs) -> optuna.samplers.BaseSampler:
 
 SAMPLERS: Registry[Callable[[SamplerArgs], optuna.samplers.BaseSampler]] = Registry("sampler", "sampler.name", NOT_ONE_OF)
 for _name, _factory in (("autotune", _autotune), ("tpe", _tpe), ("random", _random), ("grid", _grid), ("gp", _gp),
-                        ("cmaes", _cmaes), ("ga", _ga)):
+                        ("cmaes", _cmaes), ("ga", _ga), ("nsga2", _nsga2)):
     SAMPLERS.register(_name, _factory)
 
 
-def make_sampler(spec: dict[str, Any], space: BoundSpace) -> optuna.samplers.BaseSampler:
-    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``."""
+def sampler_for(spec: dict[str, Any], objectives: int) -> tuple[dict[str, Any], str | None]:
+    """The sampler spec for ``objectives`` objectives and a notice when it is not the one asked for."""
+    name = str(spec.get("name", DEFAULT_SAMPLER))
+    if objectives < 2 or name not in MULTI_OBJECTIVE_FALLBACK:
+        return spec, None
+    to = MULTI_OBJECTIVE_FALLBACK[name]
+    options = {k: v for k, v in dict(spec.get("options") or {}).items()
+               if k not in ("local_fraction", "warmup", "gp_trials")}
+    return ({**spec, "name": to, "options": options},
+            f"sampler {name} optimises one objective: this two-objective campaign (metric, cost) uses {to}'s "
+            "multi-objective mode instead")
+
+
+def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = None, maximize: bool = True,
+                 objectives: int = 1) -> optuna.samplers.BaseSampler:
+    """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``; ``metric`` and
+    ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop (for ``objectives`` > 1
+    the autotune sampler falls back to TPE: ``sampler_for``)."""
+    from autotune.optimize._start import prior_spec
+
+    spec = sampler_for(spec, objectives)[0]
     name = str(spec.get("name", DEFAULT_SAMPLER))
     factory = SAMPLERS.get(name)
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
     try:
-        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {})))
+        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {}),
+                                   prior_spec(spec), metric, maximize))
     except TypeError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None

@@ -34,8 +34,9 @@ class StartSpec(Protocol):
 
 
 def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
-    """``sampler.prior`` as a mapping: ``{top, scale, diverse}`` (``autotune`` uses the model by default; its
-    picks are spread over the space's regions unless ``diverse: false``, see ``_diverse``)."""
+    """``sampler.prior`` as a mapping: ``{top, scale, refit, diverse}`` (``autotune`` uses the model by default;
+    ``refit``: the model in the loop, ``autotune.optimize._inloop``; its picks are spread over the space's
+    regions unless ``diverse: false``, see ``_diverse``)."""
     raw = sampler.get("prior", sampler.get("name", "autotune") == "autotune")
     if raw is False or raw is None:
         return {"top": 0}
@@ -43,7 +44,7 @@ def prior_spec(sampler: dict[str, Any]) -> dict[str, Any]:
         return {"top": PRIOR_TOP, "diverse": True}
     if isinstance(raw, int):
         return {"top": raw, "diverse": True}
-    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {}),
+    return {"top": int(raw.get("top", PRIOR_TOP)), "scale": dict(raw.get("scale") or {}), "refit": bool(raw.get("refit")),
             "diverse": bool(raw.get("diverse", True))}
 
 
@@ -61,7 +62,7 @@ def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> lis
     if c.sampler.get("warm_start"):
         out += warm_start(study, space, dict(c.sampler["warm_start"]))
     prior = prior_spec(c.sampler)
-    if prior["top"] > 0:
+    if prior["top"] > 0 and not prior.get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive
         constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
         rank = diverse_ranked if prior.get("diverse", True) else model_ranked
         ranked = rank(space, c.objective.metric, c.objective.maximize, prior["top"], constants)

@@ -21,13 +21,13 @@ def load_source(storage: str, study: str) -> optuna.Study:
 
 def _done(source: optuna.Study) -> list[optuna.trial.FrozenTrial]:
     return [t for t in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and t.value is not None]
+            if t.user_attrs.get("ran") and t.values]
 
 
 def warm_configs(source: optuna.Study, space: BoundSpace, top: int) -> list[Config]:
     """The earlier campaign's ``top`` best configurations that are valid in ``space``."""
-    maximize = source.direction == optuna.study.StudyDirection.MAXIMIZE
-    done = sorted(_done(source), key=lambda t: t.value or 0.0, reverse=maximize)
+    maximize = source.directions[0] == optuna.study.StudyDirection.MAXIMIZE
+    done = sorted(_done(source), key=lambda t: t.values[0], reverse=maximize)
     out: list[Config] = []
     for t in done:
         cfg = space.from_optuna(t.params)
@@ -47,7 +47,7 @@ def add_history(study: optuna.Study, source: optuna.Study, space: BoundSpace) ->
     for t in _done(source):
         try:
             params = {k: t.params[k] for k in dists}
-            study.add_trial(create_trial(params=params, distributions=dists, value=t.value,
+            study.add_trial(create_trial(params=params, distributions=dists, value=t.values[0],
                                          user_attrs={"warm_start_of": t.number}))
         except (KeyError, ValueError):
             continue

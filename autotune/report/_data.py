@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from autotune.campaign._report import fmt_value
+from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
 from autotune.report._stats import Comparison, bootstrap_best, interval, jitter
 
@@ -52,13 +53,31 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
 
 def report_data(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, Any]:
     """Everything the report states, as JSON-ready data (what the tests recompute)."""
-    return {
+    out: dict[str, Any] = {
         "metric": cmp.metric, "unit": cmp.unit, "direction": "maximize" if cmp.maximize else "minimize",
         "targets": [target_data(f) for f in figs],
         "winner": cmp.winner.label if cmp.winner else None,
         "versus": [v.__dict__ for v in cmp.versus],
         "jitter": cmp.jitter, "significant": cmp.significant, "recommendation": cmp.recommendation,
     }
+    if cmp.cost_rule is not None:  # objective.cost: the fronts, the pick, and the speed-only sentence
+        out.update(cost=cost_data(figs, cmp.cost_rule), speed=cmp.speed)
+    return out
+
+
+def front_lines(data: dict[str, Any]) -> list[str]:
+    """The cost section as plain lines: the rule, then each target's Pareto front (cheapest first)."""
+    cost = data.get("cost")
+    if not cost:
+        return []
+    out = [f"Recommended under {cost['rule']}; the speed alone: {data.get('speed', '')}"]
+    for label, t in cost["targets"].items():
+        rec = (t["recommended"] or {}).get("trial")
+        out.append(f"{label}: Pareto front of {len(t['front'])} trial(s), cheapest first")
+        out += [f"  trial {p['trial']}: {p['seconds']:.4g} s, {p['cost']:.4g} node-hours "
+                f"({p['node_hours']:.4g} + {p['bb_node_hours']:.4g} BB node-hours, {p['bb_nodes']} BB node(s))"
+                + ("  <- recommended" if p["trial"] == rec else "") for p in t["front"]]
+    return out
 
 
 def versus_text(v: dict[str, Any], maximize: bool) -> str:

@@ -10,6 +10,8 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
+from autotune.campaign._cost import CostObjective, Point
+from autotune.campaign._objectives import points, value_of
 
 MIB_METRIC = "bandwidth"
 
@@ -64,6 +66,8 @@ class TargetFigures:
     importance: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     canonical_unit: str | None = None  # the unit values are stored in (the campaign's metric kind)
+    cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
+    points: list[Point] = field(default_factory=list)
 
     @property
     def maximize(self) -> bool:
@@ -101,23 +105,24 @@ def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
     stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
     aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
     reps = tuple(None if v is None else float(v) for v in ua.get("repetitions", []))
-    return TrialRow(t.number, t.state.name, t.value, reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs)
+    return TrialRow(t.number, t.state.name, value_of(t), reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs)
 
 
 def importance(study: optuna.Study) -> dict[str, float]:
     """Parameter importance (fANOVA) over the completed trials that were run; empty when too few."""
     done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.user_attrs.get("ran")]
     varying = {k for t in done for k in t.params if len({repr(u.params.get(k)) for u in done}) > 1}
-    if len(done) < 4 or not varying or len({t.value for t in done}) < 2:
+    if len(done) < 4 or not varying or len({value_of(t) for t in done}) < 2:
         return {}
-    view = optuna.create_study(direction=study.direction)
+    view = optuna.create_study(directions=study.directions)  # one or two objectives: importance for the metric
     view.add_trials(done)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ev = optuna.importance.FanovaImportanceEvaluator(seed=0)
             return {k: float(v) for k, v in optuna.importance.get_param_importances(
-                view, evaluator=ev, params=sorted(varying)).items()}
+                view, evaluator=ev, params=sorted(varying),
+                target=lambda t: float(t.values[0])).items()}
     except (ValueError, RuntimeError):
         return {}
 
@@ -128,7 +133,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
     s = summary(rt, study)
     rows = [_row(rt, t) for t in sorted(ran_trials(study), key=lambda t: t.number)]
     by_number = {r.number: r for r in rows}
-    b, d = best_trial(study), default_trial(study)
+    b, d = best_trial(study, c.objective.cost), default_trial(study)
     node_h = sum(r.wall_s for r in rows) * c.app.pattern.nodes / 3600.0
     bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.kind == "datawarp" else 0.0
     label = f"{c.system.name}/{c.fs.name}"
@@ -141,7 +146,8 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
         default=by_number.get(d.number) if d else None, speedup=s.get("speedup_over_default"),
         hints_text=str(s.get("hints_text", "")), best_is_default=bool(s.get("best_is_default", False)),
         node_hours=node_h, bb_node_hours=bb_h, time_spent_s=float(s["time_spent_s"]), importance=importance(study),
-        canonical_unit=c.objective.unit,
+        canonical_unit=c.objective.unit, cost_rule=c.objective.cost,
+        points=points(study) if c.objective.cost is not None else [],
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from autotune.report._data import config_lines, num, versus_text
+from autotune.report._data import config_lines, front_lines, num, versus_text
 from autotune.report._plots import PLOTS
 
 CSS = """
@@ -81,6 +81,8 @@ def render_html(data: dict[str, Any], plots: dict[str, str], title: str) -> str:
         for v in data["versus"]:
             body.append(f"<li>{_e(versus_text(v, maximize))}</li>")
         body.append("</ul>")
+    if data.get("cost"):
+        body.append("<h2>Cost (objective.cost)</h2><pre>" + _e("\n".join(front_lines(data))) + "</pre>")
     body.append("<h2>Plots</h2>")
     for name, svg in plots.items():
         body.append(f"<div class='plot' id='plot-{_e(name)}'><h3>{_e(PLOTS.get(name, name))}</h3>{svg}</div>")

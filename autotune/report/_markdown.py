@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.report._data import config_lines, num, versus_text
+from autotune.report._data import config_lines, front_lines, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -55,6 +55,8 @@ def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> 
                   ""]
         lines += [f"- {versus_text(v, maximize)}" for v in data["versus"]]
         lines.append("")
+    if data.get("cost"):
+        lines += ["## Cost (objective.cost)", "", "```", *front_lines(data), "```", ""]
     lines += ["## Targets", ""]
     for t in data["targets"]:
         lines += _target(t)

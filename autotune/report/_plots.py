@@ -219,10 +219,16 @@ PLOTS: dict[str, str] = {
     "overview": "Default and tuned per target", "history": "Optimisation history",
     "repetitions": "Repetitions per trial", "importance": "Parameter importance",
     "slices": "Parameters that matter", "scaling": "Value vs BB nodes / stripe count",
+    "pareto": "Pareto front: time against cost (objective.cost)",
 }
 
 
 def all_plots(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, str]:
     """Every plot of the report, as SVG text, by name (the keys of ``PLOTS``)."""
-    return {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
-            "importance": importance(figs), "slices": slices(figs), "scaling": scaling(figs)}
+    out = {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
+           "importance": importance(figs), "slices": slices(figs), "scaling": scaling(figs)}
+    if cmp.cost_rule is not None:  # campaigns with objective.cost: the front per target
+        from autotune.report._paretoplot import pareto_plot
+
+        out["pareto"] = pareto_plot(figs, cmp.cost_rule)
+    return out

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from autotune.campaign._cost import CostObjective
 from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
+from autotune.report._cost import cost_sentence, shared_rule
 from autotune.report._figures import TargetFigures, TrialRow
 
 
@@ -56,6 +58,8 @@ class Comparison:
     jitter: float = 0.0
     significant: bool = False
     recommendation: str = ""
+    speed: str = ""  # with objective.cost: the speed-only sentence (the recommendation then names the cost)
+    cost_rule: CostObjective | None = None
 
     @property
     def winner(self) -> TargetFigures | None:
@@ -102,6 +106,9 @@ def compare(figs: list[TargetFigures], seed: int = 0) -> Comparison:
         m = cmp.versus[0]
         cmp.significant = m.low > 0 and m.advantage > cmp.jitter
     cmp.recommendation = recommendation(cmp, figs)
+    cmp.cost_rule = shared_rule(figs)
+    if cmp.cost_rule is not None:
+        cmp.speed, cmp.recommendation = cmp.recommendation, cost_sentence(figs, cmp.cost_rule)
     return cmp
 
 

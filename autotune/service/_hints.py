@@ -10,6 +10,8 @@ import numpy as np
 import optuna
 from optuna.trial import FrozenTrial
 
+from autotune.hints import inert, measured_phases
+
 BOOTSTRAP = 2000
 
 
@@ -24,16 +26,49 @@ class Known:
     match: str  # "exact", "same app", or "nearest pattern (distance d)"
     gain: float | None = None  # best / default (>1: better), from the medians of the repetitions
     interval: tuple[float, float] | None = None
+    confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/_confirm.py), if it ran
+
+    def config(self, rt: Any) -> dict[str, Any]:
+        """The settings to hand out with campaign runtime ``rt``: the confirmed recommendation, else the best
+        trial's settings that differ from the default and can act (what ``autotune export`` prints)."""
+        c = rt.campaign
+        attrs = {"fixed": dict(rt.space.fixed), "metric": c.objective.metric,
+                 "pattern": {"phases": list(c.app.pattern.phases)}, "confirmation": self.confirmation}
+        return recommended(attrs, self.frozen, rt.config_of(self.frozen), rt.space.default_config())
 
     def describe(self) -> str:
-        g = f"{self.gain:.2f}x the default" if self.gain is not None else "gain over the default not measured"
-        if self.interval is not None:
-            g += f" (95% interval {self.interval[0]:.2f}-{self.interval[1]:.2f}x)"
+        c = self.confirmation
+        if c is not None and isinstance(c.get("margin"), (int, float)):
+            proven = c.get("winner") != "default" and float(c.get("low", 0.0)) > 0
+            g = (f"confirmed {c['winner']}: {c['margin']:+.1%} over the default (95% interval {c['low']:+.1%} to "
+                 f"{c['high']:+.1%})" + ("" if proven else "; not proven: the defaults"))
+        else:
+            g = f"{self.gain:.2f}x the default" if self.gain is not None else "gain over the default not measured"
+            if self.interval is not None:
+                g += f" (95% interval {self.interval[0]:.2f}-{self.interval[1]:.2f}x)"
+            g += ", not confirmed (best of N)"
         return f"from study {self.study!r} trial {self.trial} ({self.match}, {self.date}): {g}"
 
 
+def recommended(attrs: dict[str, Any], best: FrozenTrial, config: dict[str, Any], default: dict[str, Any]
+                ) -> dict[str, Any]:
+    """The settings a campaign recommends: its confirmation's (changed settings that proved to matter),
+    else the best trial's settings that differ from the default and can act on the measured phases."""
+    fixed = dict(attrs.get("fixed") or {})
+    conf = attrs.get("confirmation")
+    if isinstance(conf, dict):
+        return {**fixed, **dict(conf.get("recommended") or {})}
+    if best.user_attrs.get("is_default"):
+        return fixed
+    phases = measured_phases(str(attrs.get("metric", "")), (attrs.get("pattern") or {}).get("phases") or ("write",))
+    changed = {k: v for k, v in config.items() if default.get(k) != v}
+    for name in inert(changed, phases):
+        changed.pop(name)
+    return {**fixed, **changed}
+
+
 def _reps(t: FrozenTrial) -> list[float]:
-    vals = t.user_attrs.get("repetitions") or ([t.value] if t.value is not None else [])
+    vals = t.user_attrs.get("repetitions") or (t.values[:1] if t.values else [])
     return [float(v) for v in vals if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
 
 
@@ -94,7 +129,8 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
             continue
         if match != "exact" and not feasible(best):
             continue
-        g, interval = gain(best, default_trial(study), study.direction == optuna.study.StudyDirection.MAXIMIZE)
+        g, interval = gain(best, default_trial(study), study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
-        return Known(best, name, best.number, when, match, g, interval)
+        conf = study.user_attrs.get("confirmation")
+        return Known(best, name, best.number, when, match, g, interval, conf if isinstance(conf, dict) else None)
     return None

@@ -22,6 +22,9 @@ def _open(rt: Any, create: bool) -> optuna.Study:
     from autotune.campaign import open_study
 
     c = rt.campaign
+    if c.objective.cost is not None:
+        raise ConfigError("objective.cost: the service tells one value per production job, not a cost; tune a "
+                          "two-objective campaign with `autotune tune` and export its recommendation")
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
     if not create:
@@ -100,7 +103,7 @@ def do_tell(rt: Any, ref: str, *, value: float | None, failure: str | None, extr
         study = _open(rt, create=False)
         deliver_spool(study, c.storage)
         t = tell(study, ref, value=value, failure=failure, extra=extra)
-        return f"told trial {t.number} of study {c.study}: {t.state.name}" + (f" {t.value:.6g}" if t.value is not None else "")
+        return f"told trial {t.number} of study {c.study}: {t.state.name}" + (f" {t.values[0]:.6g}" if t.values else "")
 
     try:
         return bounded(work, timeout)

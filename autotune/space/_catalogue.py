@@ -62,4 +62,9 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "burst-buffer nodes (capacity = nodes x granularity)", minimum=1),
     Known("bb.pool", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
           "DataWarp pool (granularity differs per pool)"),
+    Known("bb.access_mode", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+          "DataWarp access mode: striped (one namespace over the BB nodes) | private (a namespace per compute"
+          " node, one grain each; seed 000)"),
+    Known("rabbit.type", "choice", None, "fs.kind == 'rabbit'", "the target is not an HPE Rabbit (Near Node Flash)",
+          "Rabbit file system: xfs/gfs2 (one per compute node, capacity per node) | lustre (shared by the job)"),
 )}

@@ -1,4 +1,6 @@
-"""Settings that cannot act, so are never exported: aggregator hints without collective buffering."""
+"""Settings that cannot act, so are never exported: aggregator hints without collective buffering, the BB
+node count in DataWarp private mode, and settings of a phase the objective does not measure (a read hint on
+a write-bandwidth campaign)."""
 
 from __future__ import annotations
 
@@ -10,17 +12,38 @@ AGGREGATOR_SETTINGS = ("mpiio.cb_nodes", "mpiio.cb_buffer_size", "mpiio.cb_confi
                        "cray.cb_write_lock_mode")
 
 
+# Settings that act on one phase only.
+PHASE_SETTINGS = {"write": ("mpiio.romio_cb_write", "mpiio.romio_ds_write", "cray.cb_write_lock_mode"),
+                  "read": ("mpiio.romio_cb_read", "mpiio.romio_ds_read")}
+
+
+def measured_phases(metric: str, phases: Sequence[str]) -> tuple[str, ...]:
+    """The phases an objective ``metric`` measures: ``write_*`` the writes, ``read_*`` the reads (when the app
+    has that phase), anything else (a total time, a walltime) every phase of the app."""
+    name = metric.lower()
+    for phase in ("write", "read"):
+        if name.startswith(phase) and phase in phases:
+            return (phase,)
+    return tuple(phases)
+
+
 def inert(config: Mapping[str, Any], phases: Sequence[str] = ("write",)) -> dict[str, str]:
-    """The settings of ``config`` that cannot act for an app with ``phases``, each with why.
+    """The settings of ``config`` that cannot act on ``phases`` (the phases the objective measures: see
+    ``measured_phases``), each with why.
 
     Aggregator settings act only through collective buffering: with ``romio_cb_write=disable`` they are
-    inert for writes, and for the whole app when it does not read or ``romio_cb_read=disable`` too.
+    inert for writes, and for the whole app when it does not read or ``romio_cb_read=disable`` too. A
+    setting of one phase (``romio_cb_read``, ``romio_ds_write``, ...) is inert where that phase is not measured.
     """
+    out = {k: f"acts on {phase}s only, which the objective does not measure"
+           for phase, names in PHASE_SETTINGS.items() if phase not in phases for k in names if k in config}
+    if config.get("bb.access_mode") == "private" and "bb.nodes" in config:
+        out["bb.nodes"] = "DataWarp private mode gives each compute node one grain, so bb.nodes has no effect"
     write_off = config.get("mpiio.romio_cb_write") == "disable" or "write" not in phases
     read_off = config.get("mpiio.romio_cb_read") == "disable" or "read" not in phases
     if not (write_off and read_off):
-        return {}
+        return out
     why = "collective buffering is disabled (romio_cb_write=disable), so the aggregators do not exist"
     if "read" in phases:
         why = "collective buffering is disabled for writes and reads, so the aggregators do not exist"
-    return {k: why for k in AGGREGATOR_SETTINGS if k in config}
+    return {**out, **{k: why for k in AGGREGATOR_SETTINGS if k in config}}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +209,13 @@ class BoundSpace:
             pool = self.fs.pool(str(config.get("bb.pool")) if "bb.pool" in config else None)
             env.setdefault("bb.nodes", self.pattern.bb_nodes(pool.granularity))  # as hints and the model default it
             env.setdefault("bb.pool", pool.name)
-            env["derived.bb_capacity"] = dw_capacity(int(env["bb.nodes"]), pool)[0]
+            env.setdefault("bb.access_mode", "striped")
+            private = env["bb.access_mode"] == "private"  # one grain per compute node (seed 000)
+            env["derived.bb_capacity"] = (dw_capacity(1, pool)[0] * self.pattern.nodes if private
+                                          else dw_capacity(int(env["bb.nodes"]), pool)[0])
             env["derived.bb_pool_nodes"] = pool.nodes
+        if self.fs.kind == "rabbit":
+            env.setdefault("rabbit.type", "lustre")
         return env
 
     def default_config(self) -> Config:
@@ -263,14 +268,23 @@ class BoundSpace:
                 r.expr.evaluate(self.env(base))
             except UnknownName as exc:
                 raise ConfigError(f"rule {r.name}: unknown name {exc.name!r} in {r.expr.text!r}") from None
-        for p in self.active:
+            if not r.params and r.expr.violation(self.env(base)) > 0:  # no parameter can fix it: the target cannot
+                ctx = ", ".join(f"{n} = {self.context[n]}" for n in sorted(r.expr.names) if n in self.context)
+                raise ConfigError(f"{_target(self.fs, self.system)}: the pattern breaks rule {r.name} ({r.expr.text}; "
+                                  f"{ctx}): {r.why}")
+        for i, p in enumerate(self.active):
             values = p.values()
             bad = self._unary_breaks(name=p.name, values=values)
             if len(bad) == len(values):
                 raise ConfigError(f"{p.name}: no value in {p.describe()} satisfies rule {bad[0][1]}")
             if bad:
                 shown = ", ".join(str(v) for v, _ in bad[:4]) + (", ..." if len(bad) > 4 else "")
-                self.notices.append(f"{p.name}: {shown} break rule {bad[0][1]}; never run")
+                if p.type == "categorical" and self.defaults.get(p.name) not in {v for v, _ in bad}:
+                    # a choice that can never run on this target is left out of the search (not proposed)
+                    self.active[i] = replace(p, choices=tuple(v for v in p.choices if v not in {b for b, _ in bad}))
+                    self.notices.append(f"{p.name}: {shown} break rule {bad[0][1]}; left out of the search")
+                else:
+                    self.notices.append(f"{p.name}: {shown} break rule {bad[0][1]}; never run")
 
     def _unary_breaks(self, name: str, values: list[Any]) -> list[tuple[Any, str]]:
         """Values of ``name`` that break a rule naming only that parameter, with the rule explained."""
@@ -305,7 +319,9 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
 def _implied(fs: FileSystem) -> set[str]:
     """Parameters a rule may name without searching them: BoundSpace.env gives them their defaults."""
     names = {"cray.cb_nodes_multiplier", "cray.cb_write_lock_mode", "mpiio.romio_no_indep_rw", "mpiio.romio_cb_write"}
-    return names | ({"bb.nodes", "bb.pool"} if fs.kind == "datawarp" else set())
+    if fs.kind == "rabbit":
+        return names | {"rabbit.type"}
+    return names | ({"bb.nodes", "bb.pool", "bb.access_mode"} if fs.kind == "datawarp" else set())
 
 
 def _acts(name: str, when: Expr | None, ctx: Mapping[str, Any]) -> bool:

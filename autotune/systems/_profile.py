@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autotune._paths import available, find_named
-from autotune._yaml import check_keys, expect, load_yaml, positive_int
+from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int
 from autotune.errors import ConfigError
+from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
 from autotune.units import parse_size
 
-FS_KINDS = ("lustre", "datawarp", "posix")
+FS_KINDS = ("lustre", "datawarp", "posix", "rabbit", "nvme", "pcc")
+NEAR_NODE = ("rabbit", "nvme", "pcc")  # today's tiers (docs/model.md "Today's tiers"): near-node and node-local flash
 MPI_FLAVOURS = ("cray-mpich", "mpich", "openmpi")
 _GIB = 1024**3
 
@@ -45,6 +48,12 @@ class FileSystem:
     stripe_size: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     pfl: str = ""  # a progressive file layout that new files get by default ("1GiB:1,eof:8"; model only)
+    node_capacity: int | None = None  # nvme/pcc: bytes of flash per compute node; rabbit: per Rabbit
+    compute_per_rabbit: int = 16      # rabbit: compute nodes wired (PCIe) to one Rabbit (El Capitan: 8 blades x 2)
+    rabbits: int | None = None        # rabbit: Rabbit nodes in the machine
+    pcc_archive_id: int | None = None  # pcc: the RW-PCC backend's HSM archive id (lfs pcc attach -i)
+    pcc_project: int | None = None     # pcc: the project id the site's auto-cache rule matches (lfs project -p)
+    request: str = ""                 # nvme: how a job asks for the local flash at this site (a comment in exports)
 
     def pool(self, name: str | None = None) -> Pool:
         key = name or self.default_pool
@@ -57,7 +66,8 @@ class FileSystem:
         ns: dict[str, Any] = {
             "name": self.name, "kind": self.kind, "osts": self.osts or 0, "oss": self.oss or 0,
             "default_stripe_count": self.default_stripe_count, "default_stripe_size": self.default_stripe_size,
-            "bb_nodes": self.bb_nodes or 0,
+            "bb_nodes": self.bb_nodes or 0, "node_capacity": self.node_capacity or 0,
+            "compute_per_rabbit": self.compute_per_rabbit, "rabbits": self.rabbits or 0,
         }
         if self.pools:
             pool = self.pool()
@@ -81,6 +91,17 @@ def dw_capacity(nodes: int, pool: Pool) -> tuple[int, str]:
     return gib * _GIB, f"{gib}GiB"
 
 
+ACCESS_MODES = ("striped", "private")
+
+
+def access_mode(config: Mapping[str, Any]) -> str:
+    """A configuration's DataWarp access mode (``bb.access_mode``, default striped), checked."""
+    mode = str(config.get("bb.access_mode", "striped"))
+    if mode not in ACCESS_MODES:
+        raise ConfigError(f"bb.access_mode: {mode!r} is not one of {', '.join(ACCESS_MODES)}")
+    return mode
+
+
 @dataclass(frozen=True)
 class SystemProfile:
     """A site: its MPI, nodes, file systems and burst buffers, scheduler defaults and model constants."""
@@ -94,6 +115,7 @@ class SystemProfile:
     scheduler: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    charge: Charge = DEFAULT_CHARGE  # charge rates (``charge:``), for campaigns with ``objective.cost``
 
     @property
     def is_cray(self) -> bool:
@@ -116,8 +138,10 @@ class SystemProfile:
 _FS_KEYS = frozenset({
     "kind", "path", "description", "osts", "oss", "default_stripe_count", "default_stripe_size",
     "bb_nodes", "pools", "default_pool", "stripe_size", "model", "pfl",
+    "node_capacity", "compute_per_rabbit", "rabbits", "pcc_archive_id", "pcc_project", "request",
 })
-_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model"})
+_TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model",
+                       "charge"})
 
 
 def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
@@ -134,8 +158,13 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         pools[pname] = Pool(pname, gran, positive_int(pd["nodes"], f"{where}.pools.{pname}.nodes"))
     if kind == "datawarp" and not pools:
         raise ConfigError(f"{where}: a datawarp file system needs at least one pool")
-    if kind == "lustre" and "osts" not in d:
-        raise ConfigError(f"{where}: a lustre file system needs 'osts'")
+    if kind in ("lustre", "pcc") and "osts" not in d:
+        raise ConfigError(f"{where}: a {kind} file system needs 'osts' (PCC caches a Lustre file system)")
+    if kind in NEAR_NODE and "node_capacity" not in d:
+        per = "Rabbit" if kind == "rabbit" else "node"
+        raise ConfigError(f"{where}: a {kind} target needs 'node_capacity' (flash per {per})")
+    if kind == "pcc" and ("pcc_archive_id" not in d or "pcc_project" not in d):
+        raise ConfigError(f"{where}: a pcc target needs 'pcc_archive_id' and 'pcc_project' (the site's RW-PCC set-up)")
     default_pool = d.get("default_pool", next(iter(pools), None))
     if pools and default_pool not in pools:
         raise ConfigError(f"{where}.default_pool: {default_pool!r} is not one of {', '.join(pools)}")
@@ -154,6 +183,12 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         stripe_size=parse_size(d["stripe_size"], f"{where}.stripe_size") if "stripe_size" in d else None,
         extra=dict(d.get("model") or {}),
         pfl=_pfl(d.get("pfl"), f"{where}.pfl") if kind == "lustre" else "",
+        node_capacity=parse_size(d["node_capacity"], f"{where}.node_capacity") if "node_capacity" in d else None,
+        compute_per_rabbit=positive_int(d.get("compute_per_rabbit", 16), f"{where}.compute_per_rabbit"),
+        rabbits=positive_int(d["rabbits"], f"{where}.rabbits") if "rabbits" in d else None,
+        pcc_archive_id=positive_int(d["pcc_archive_id"], f"{where}.pcc_archive_id") if "pcc_archive_id" in d else None,
+        pcc_project=positive_int(d["pcc_project"], f"{where}.pcc_project") if "pcc_project" in d else None,
+        request=plain_text(str(d.get("request", "")), f"{where}.request", "one line"),
     )
 
 
@@ -185,6 +220,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         cores_per_node=positive_int(node.get("cores", 1), f"{where}.node.cores"),
         filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
+        charge=parse_charge(d.get("charge"), f"{where}.charge"),
     )
 
 

@@ -41,14 +41,14 @@ def recompute(storage: str, study: str, nodes: int) -> dict[str, Any]:
     """The figures of a study straight from its Optuna storage (independently of autotune.report)."""
     s = optuna.load_study(study_name=study, storage=storage)
     ran = [t for t in s.trials if t.user_attrs.get("ran") and t.state.name in ("COMPLETE", "FAIL")]
-    done = [t for t in ran if t.state.name == "COMPLETE" and t.value is not None]
-    maximize = s.direction == optuna.study.StudyDirection.MAXIMIZE
-    best = (max if maximize else min)(done, key=lambda t: float(t.value or 0.0))
+    done = [t for t in ran if t.state.name == "COMPLETE" and t.values]
+    maximize = s.directions[0] == optuna.study.StudyDirection.MAXIMIZE
+    best = (max if maximize else min)(done, key=lambda t: float(t.values[0]))
     default = next(t for t in done if t.user_attrs.get("is_default"))
     wall = sum(r["wall_s"] for t in ran for r in t.user_attrs["run_info"])
-    best_value, default_value = float(best.value or 0.0), float(default.value or 0.0)
+    best_value, default_value = float(best.values[0]), float(default.values[0])
     speed = best_value / default_value if maximize else default_value / best_value
-    return {"best_value": best.value, "best_trial": best.number, "default_value": default.value,
+    return {"best_value": best_value, "best_trial": best.number, "default_value": default_value,
             "speedup_over_default": speed, "node_hours": wall * nodes / 3600, "trials_run": len(ran),
             "best_repetitions": best.user_attrs["repetitions"], "trials": ran, "maximize": maximize}
 

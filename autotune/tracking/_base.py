@@ -28,6 +28,7 @@ class TrialRecord:
     artifacts: dict[str, str] = field(default_factory=dict)  # name -> text
     error: str | None = None
     duration: float = 0.0
+    extra_metrics: dict[str, float] = field(default_factory=dict)  # objective.cost: cost, node_hours, ...
 
 
 @dataclass

@@ -112,6 +112,7 @@ class MlflowTracker(BaseTracker):
         metrics = [Metric(record.metric, float(v), now, i) for i, v in enumerate(record.repetitions) if v is not None]
         if record.value is not None:
             metrics.append(Metric(f"best_{record.metric}", float(record.value), now, 0))
+        metrics += [Metric(k, float(v), now, 0) for k, v in sorted(record.extra_metrics.items())]  # objective.cost
         params = [Param(k, str(v)) for k, v in sorted(record.config.items())]
         self.client.log_batch(rid, metrics=metrics, params=params)
         for name, text in record.artifacts.items():
@@ -132,6 +133,11 @@ class MlflowTracker(BaseTracker):
         if isinstance(best, Mapping):  # tags, not params: a resumed campaign may find a better one
             tags = [RunTag(f"best.{k}", str(v)) for k, v in sorted(best.items())]
             self.client.log_batch(self.parent_id, tags=tags)
+        front = summary.get("pareto_front")
+        if isinstance(front, list):  # objective.cost: the trade-off, not only the recommended trial
+            import json
+
+            self.client.log_text(self.parent_id, json.dumps(front, indent=2, default=str) + "\n", "pareto_front.json")
         hints = summary.get("hints_text")
         if isinstance(hints, str):
             self.client.log_text(self.parent_id, hints, "best_hints.txt")

@@ -56,10 +56,14 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
         n = int(method[len("cold-n"):])
         return {"sampler": {"name": "autotune", "seed": seed, "prior": False},
                 "objective": {"repeats": n, "adaptive": False}}
-    if method == "miscal":
+    if method == "refit":  # autotune with the model in the loop (refitted to the campaign's runs)
+        return {"sampler": {"name": "autotune", "seed": seed, "prior": {"top": 3, "refit": True}},
+                "objective": {"repeats": 3, "adaptive": True}}
+    if method in ("miscal", "miscal-refit"):
         rng = np.random.default_rng(1000 + seed)
         scale = {k: float(rng.choice([0.5, 2.0])) for k in MISCAL_CONSTANTS}
-        return {"sampler": {"name": "autotune", "seed": seed, "prior": {"top": 3, "scale": scale}},
+        return {"sampler": {"name": "autotune", "seed": seed,
+                            "prior": {"top": 3, "scale": scale, "refit": method == "miscal-refit"}},
                 "objective": {"repeats": 3, "adaptive": True}}
     raise ValueError(f"unknown method {method!r}")
 

@@ -140,7 +140,7 @@ class StructuralTruth(SurfaceTruth):
 
     def campaign(self, method: str, seed: int, trials: int) -> Campaign:
         over = _overrides(method, seed, trials)
-        return self.sc.campaign(**over, study=f"{self.sc.name}.{self.variant}-{method}-s{seed}",
+        return self.sc.campaign(**over, study=f"{self.name.replace('~', '_')}-{method}-s{seed}",
                                 launcher={"name": "variant", "variant": self.variant})
 
     def value(self, config: Config) -> float:

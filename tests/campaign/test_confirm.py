@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from autotune.campaign import CampaignLoop, load_campaign
+from autotune.campaign import CampaignLoop, load_campaign, summary_text
 from autotune.campaign._confirm import confirm
 from autotune.hints import inert
 from autotune.space import Config
@@ -95,8 +95,10 @@ def test_a_real_local_campaign_ends_with_a_confirmation_and_exports_only_what_ma
     assert conf["rounds"] == 3 and conf["candidates"][0]["label"] == "default"
     assert all(len(c["values"]) == 3 for c in conf["candidates"])
     assert conf["low"] <= conf["margin"] <= conf["high"]
-    text = out.read_text()
+    assert "confirming: the top configurations and the default, 3 interleaved rounds" in out.read_text()
+    text = summary_text(res.runtime, res.study)  # what `autotune tune` prints at the end
     assert "confirmation: 3 interleaved rounds" in text and "95% interval" in text
+    assert "recommended settings" in text
     rec = res.summary["recommended_config"]
     default = res.runtime.space.default_config()
     assert all(default.get(k) != v for k, v in rec.items())  # only settings that differ from the default

@@ -18,3 +18,18 @@ def test_they_act_when_collective_buffering_can_act() -> None:
     assert inert({**CFG, "mpiio.romio_cb_write": "automatic"}, ("write",)) == {}
     assert inert(CFG, ("write", "read")) == {}  # collective reads still use the aggregators
     assert set(inert({**CFG, "mpiio.romio_cb_read": "disable"}, ("write", "read"))) >= {"mpiio.cb_nodes"}
+
+
+def test_the_measured_phase_decides_what_can_act() -> None:
+    from autotune.hints import measured_phases
+
+    assert measured_phases("write_bandwidth_mib_s", ("write", "read")) == ("write",)
+    assert measured_phases("read_seconds", ("write", "read")) == ("read",)
+    assert measured_phases("seconds", ("write", "read")) == ("write", "read")
+    assert measured_phases("read_x", ("write",)) == ("write",)  # no read phase: the name is not a phase
+    # a write objective: collective reads would use the aggregators, but the campaign never measured them
+    cfg = {**CFG, "mpiio.romio_cb_read": "enable", "mpiio.romio_ds_read": "disable"}
+    out = inert(cfg, measured_phases("write_bandwidth_mib_s", ("write", "read")))
+    assert {"mpiio.cb_nodes", "mpiio.romio_cb_read", "mpiio.romio_ds_read"} <= set(out)
+    assert "mpiio.romio_cb_write" not in out
+    assert "mpiio.romio_cb_write" in inert(cfg, ("read",))

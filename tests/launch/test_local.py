@@ -39,7 +39,8 @@ def test_hostile_values_are_never_interpreted_by_a_shell(tmp_path: Path) -> None
 
 
 def test_mpiexec_runs_n_ranks(tmp_path: Path) -> None:
-    req = command_request(tmp_path, [sys.executable, "-c", "import os; print(os.environ.get('PMI_RANK'))"], ranks=2)
+    req = command_request(tmp_path, [sys.executable, "-c", "import os; print(os.environ.get('PMI_RANK'))"], ranks=2,
+                          timeout=180)  # two Python ranks under mpiexec on a loaded 2-core machine can take > 30 s
     req = req.__class__(**{**req.__dict__, "app": req.app.__class__(**{**req.app.__dict__, "mpiexec": True})})
     res = LocalLauncher({}).run(req)
     assert res.ok, res.error

@@ -166,6 +166,44 @@ def test_datawarp_job_runs_with_a_local_stand_in(tmp_path: Path) -> None:
         reqs[0].run_dir / "job.sh").read_text()
 
 
+def test_private_datawarp_and_rabbit_jobs_run_with_local_stand_ins(tmp_path: Path) -> None:
+    """access_mode=private writes under $DW_JOB_PRIVATE, a Rabbit xfs job under $DW_JOB_autotune: both local here."""
+    code = "import os; print(os.getcwd(), os.environ.get('DW_JOB_PRIVATE', '-'), os.environ.get('DW_JOB_autotune', '-'))"
+    private = make_requests(tmp_path / "p", system="cori", fs="bb", config={"bb.access_mode": "private"},
+                            command=(PY, "-c", code), mpiexec=False)
+    rabbit = make_requests(tmp_path / "r", system="rabbit-nnf", fs="rabbit", config={"rabbit.type": "xfs"},
+                           command=(PY, "-c", code), mpiexec=False)
+    for reqs, local, header in ((private, tmp_path / "priv", "#DW jobdw type=scratch access_mode=private capacity=82GiB"),
+                                (rabbit, tmp_path / "rab", "#DW jobdw type=xfs capacity=1GiB name=autotune")):
+        [res] = _launcher(dw_job_striped=str(local), partition="debug", constraint="").run_many(reqs)
+        assert res.ok, (res.error, res.stderr)
+        cwd, priv, rab = res.stdout.split()
+        assert cwd == str(local / "rep0") and str(local) in (priv, rab)
+        assert header in (reqs[0].run_dir / "job.sh").read_text()
+
+
+def test_staging_is_timed_apart_from_the_run(tmp_path: Path) -> None:
+    """With the stand-in the job script does the WLM's stage_in/stage_out copies, timed to rep<N>.stage_*."""
+    src, dest = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    (src / "input.txt").write_text("42\n")
+    code = "import time; n = open('input.txt').read(); time.sleep(0.5); open('result.txt', 'w').write(n)"
+    reqs = make_requests(tmp_path, system="cori", fs="bb", config={"bb.nodes": 1}, command=(PY, "-c", code),
+                         mpiexec=False)
+    launcher = _launcher(dw_job_striped=str(tmp_path / "bb"), stage_in=str(src), stage_out=str(dest),
+                         partition="debug", constraint="")
+    [res] = launcher.run_many(reqs)
+    assert res.ok, (res.error, res.stderr)
+    assert (dest / "rep0" / "result.txt").read_text() == "42\n"
+    assert res.info["stage_in_rc"] == 0 and res.info["stage_out_rc"] == 0
+    assert 0 <= res.info["stage_in_seconds"] < res.wall_seconds and 0 <= res.info["stage_out_seconds"] < res.wall_seconds
+    assert res.wall_seconds >= 0.5  # the run alone: the copies are outside t0..t1
+    [bad] = _launcher(dw_job_striped=str(tmp_path / "bb2"), stage_in=str(tmp_path / "missing"), partition="debug",
+                      constraint="").run_many(make_requests(tmp_path / "b", system="cori", fs="bb", command=("true",),
+                                                            mpiexec=False))
+    assert not bad.ok and bad.error is not None and bad.error.startswith("stage_in failed (cp exit code")
+
+
 def test_step_mode_runs_steps_in_one_allocation(tmp_path: Path) -> None:
     launcher = _launcher("slurm-step", allocation_time="5m")
     try:

@@ -28,7 +28,9 @@ def test_unit_printed_after_a_number(after: str, unit: str | None) -> None:
 
 @pytest.mark.parametrize(("name", "kind"), [("write_bandwidth_mib_s", "bandwidth"), ("bandwidth_mib_s", "bandwidth"),
                                             ("seconds", "time"), ("write_seconds", "time"), ("io_time", "time"),
-                                            ("score", None), ("my_metric", None), ("throughput", "bandwidth")])
+                                            ("score", None), ("my_metric", None), ("throughput", "bandwidth"),
+                                            ("creates_per_s", "rate"), ("write_iops", "rate"), ("meta_ops_s", "rate"),
+                                            ("file_creation_ops_per_sec", "rate"), ("elapsed_s", "time")])
 def test_kind_from_name(name: str, kind: str | None) -> None:
     assert kind_from_name(name) == kind
 
@@ -49,6 +51,15 @@ def test_direction_follows_from_the_kind_or_is_checked() -> None:
     with pytest.raises(ConfigError, match="objective.direction: required for 'fom'"):
         check_direction(score, "fom", None)
     assert check_direction(score, "fom", "maximize") == "maximize"
+
+
+def test_a_rate_is_maximised_and_never_read_as_a_time() -> None:
+    rate = metric_unit({"extractor": "regex", "unit": "IOPS"}, "creates_per_s")
+    assert rate.kind == "rate" and check_direction(rate, "creates_per_s", None) == "maximize"
+    with pytest.raises(ConfigError, match=r"'minimize' on 'creates_per_s', a rate"):
+        check_direction(rate, "creates_per_s", "minimize")
+    with pytest.raises(ConfigError, match=r"'write_iops' names a rate, but app.metric.unit 's' is a time"):
+        metric_unit({"extractor": "regex", "unit": "s"}, "write_iops")
 
 
 def test_unknown_unit_is_one_line() -> None:

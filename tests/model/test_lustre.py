@@ -105,3 +105,36 @@ def test_reads_have_no_lock_contention(theta: SystemProfile) -> None:
     pat = S.THETA_XFER.with_(transfer_size=100_000, io_mode="independent", phases=("read",))
     pred = predict(pat, theta, "projects", S.THETA_XFER_CFG)
     assert pred.phase("read").term("extent locks") is None
+
+
+def test_files_per_process_sharing_an_ost_pay_no_seek_but_a_shared_file_does(shaheen: SystemProfile) -> None:
+    """Seed 001: FPP scales as ranks exceed OSTs (separate objects, each sequential); interleaving clients
+    in one object pay repositioning. Both stay under the OSTs' aggregate rate."""
+    c = Constants()
+    fs = shaheen.filesystem("scratch")
+    osts = fs.osts or 1
+    many = IOPattern(ranks=osts * 16, nodes=osts, bytes_per_rank=1 << 30, transfer_size=MIB, file_mode="fpp",
+                     io_mode="independent", library="posix", sync=True)
+    fpp = predict(many, shaheen, "scratch", {"lustre.stripe_count": 1}).bandwidth_gb_s * 1e9
+    shared = IOPattern(ranks=osts * 16, nodes=osts, bytes_per_rank=1 << 30, transfer_size=MIB,
+                       io_mode="independent", library="posix", sync=True)
+    one = predict(shared, shaheen, "scratch", {"lustre.stripe_count": osts}).bandwidth_gb_s * 1e9
+    ceiling = osts * 3.47e9  # Shaheen's OST rate (profile)
+    assert fpp <= ceiling * 1.0001
+    assert fpp >= 0.8 * ceiling > osts * ost_rate(c.with_(ost_write_bw=3.47e9), "write", MIB, 16.0)
+    assert one < 0.8 * fpp
+
+
+def test_published_figures_beyond_the_seeds_never_exceed_the_systems_aggregate_limits() -> None:
+    from autotune.model._bounds import aggregate_limits
+    from autotune.model._constants import constants_for
+    from autotune.model._outofsample import FIGURES
+    from autotune.model._settings import settings_in_effect
+
+    for f in FIGURES:
+        system = S.system(f.system)
+        fs = system.filesystem(f.fs)
+        bw = predict(f.pattern, system, f.fs, f.config).bandwidth_gb_s * 1e9
+        c = constants_for(system, fs)
+        r, _ = settings_in_effect(f.config, system, fs, f.pattern, c)
+        assert bw <= min(lim.bytes_per_s for lim in aggregate_limits(f.pattern, r, c, fs, "write")) * 1.0001, f.label

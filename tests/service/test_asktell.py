@@ -211,3 +211,27 @@ def test_a_trial_left_half_asked_is_failed_as_abandoned(campaign: Path, capsys: 
     t = study_of(campaign).trials[orphan.number]
     assert t.state == TrialState.FAIL and "abandoned" in t.user_attrs["error"]
     assert study_of(campaign).trials[0].state == TrialState.RUNNING  # the real job's trial waits for its tell
+
+
+def test_hints_by_app_name_from_a_site_store_without_the_campaign_file(campaign: Path, tmp_path: Path,
+                                                                       capsys: Any) -> None:
+    data = yaml.safe_load(campaign.read_text())
+    store = f"sqlite:///{data['workdir']}/optuna.db"
+    assert main(["tune", str(campaign), "--trials", "5"]) == 0  # a model campaign: ends with a confirmation
+    capsys.readouterr()
+    study = study_of(campaign)
+    app, system = study.user_attrs["app"], study.user_attrs["system"]
+    conf = study.user_attrs["confirmation"]
+    assert main(["hints", app, "--storage", store, "--system", system, "--format", "json", *LONG]) == 0
+    cap = capsys.readouterr()
+    assert f"app {app!r} on {system}" in cap.err and "confirmed" in cap.err
+    shown = yaml.safe_load(cap.out)["config"]
+    assert {k: v for k, v in shown.items() if k in conf["recommended"]} == conf["recommended"]  # the confirmed settings
+    assert set(shown) <= set(conf["recommended"]) | set(study.user_attrs.get("fixed") or {})  # nothing unproven
+    for args in (["no-such-app", "--storage", store], [app], [app, "--storage", store, "--system", "cori"],
+                 ["$(touch pwned)", "--storage", store], [app, "--storage", "postgresql://nobody@127.0.0.1:1/x",
+                                                          "--timeout", "3s"]):
+        res = cli("hints", *args)
+        assert res.returncode == 0 and res.stdout.strip() == "# defaults: nothing to set", (args, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+    assert not (Path.cwd() / "pwned").exists()

@@ -1,0 +1,54 @@
+"""What the loop says about a finished trial: the MLflow record, the progress line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import optuna
+
+from autotune.campaign._config import Campaign
+from autotune.campaign._objectives import COST_ATTR, value_of
+from autotune.campaign._study import best_trial
+from autotune.campaign._trial import TrialOutcome
+from autotune.tracking import TrialRecord
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def trial_record(c: Campaign, o: TrialOutcome, cost: dict[str, float] | None = None) -> TrialRecord:
+    """The MLflow record of a finished trial (with ``objective.cost``: its cost figures as metrics too)."""
+    arts = {"command.txt": o.command + "\n", "hints.json": _json(o.hints)}
+    if o.hints_in_effect:
+        arts["hints_in_effect.json"] = _json(o.hints_in_effect)
+    if o.stderr_tail:
+        arts["stderr_tail.txt"] = o.stderr_tail
+    arts["runs.json"] = _json(o.run_info)
+    extra = {k: float(cost[k]) for k in ("cost", "node_hours", "bb_node_hours", "seconds")} if cost else {}
+    return TrialRecord(
+        number=o.number, state="COMPLETE" if o.ok else "FAIL", config=o.config, value=o.value,
+        repetitions=o.repetitions, metric=c.objective.metric, is_default=o.is_default, hints=o.hints,
+        hints_in_effect=o.hints_in_effect, hints_not_in_effect=o.hints_not_in_effect, artifacts=arts,
+        error=o.error, duration=o.duration, extra_metrics=extra)
+
+
+def trial_line(c: Campaign, study: optuna.Study, o: TrialOutcome) -> tuple[str, str | None]:
+    """The progress line of a finished trial, and the progress bar's postfix (None: no best yet)."""
+    best = best_trial(study)
+    reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in o.repetitions)
+    tag = " (default)" if o.is_default else ""
+    status = f"{c.objective.aggregate}={o.value:.4g}" if o.ok else f"FAILED: {o.error}"
+    line = f"trial {o.number:3d}{tag}: {status} [{reps}] ({o.duration:.1f}s)"
+    if o.ok and c.objective.cost is not None:
+        mine = study.get_trials(deepcopy=False)[o.number].user_attrs.get(COST_ATTR) or {}
+        if "cost" in mine:
+            line += f" cost {mine['cost']:.4g} node-hours"
+    if o.hints_not_in_effect:
+        line += f"  hints not in effect: {', '.join(sorted(o.hints_not_in_effect))}"
+    if best is None:
+        return line, None
+    word = "recommended" if c.objective.cost is not None else "best"
+    line += f"  | {word} {value_of(best):.4g} (trial {best.number})"
+    return line, f"{word} {value_of(best):.4g}"

@@ -1,0 +1,68 @@
+"""``autotune hints APP --system S --storage URL``: the best confirmed settings recorded for an application,
+found by its name in a site store, without its campaign file (a job script of another user, a module)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import optuna
+
+from autotune.errors import ConfigError
+from autotune.hints import Settings, resolve
+from autotune.service._hints import Known, gain, recommended
+
+
+@dataclass
+class AppHints:
+    """What to print: the settings, how to render them, and where they came from."""
+
+    settings: Settings
+    mpi_flavour: str
+    known: Known
+    others: list[str]  # the other systems the app has studies on (when --system was not given)
+
+
+def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
+    """The most recently completed study of ``app`` (on ``system`` if given) with a completed trial; None when
+    nothing is recorded. A profile that is not shipped (a campaign's own file) is a ConfigError naming it."""
+    from autotune.campaign import best_trial, default_trial
+    from autotune.pattern import IOPattern
+    from autotune.space import load_space
+    from autotune.systems import load_system
+
+    found: list[tuple[float, str, dict[str, Any]]] = []
+    systems: set[str] = set()
+    for s in optuna.get_all_study_summaries(storage, include_best_trial=False):
+        ua = s.user_attrs
+        if ua.get("app") != app:
+            continue
+        systems.add(str(ua.get("system")))
+        if system is None or ua.get("system") == system:
+            started = s.datetime_start.timestamp() if s.datetime_start else 0.0
+            found.append((started, s.study_name, dict(ua)))
+    for _, name, attrs in sorted(found, reverse=True):
+        study = optuna.load_study(study_name=name, storage=storage)
+        best = best_trial(study)
+        if best is None:
+            continue
+        attrs = {**attrs, **study.user_attrs}
+        try:
+            profile = load_system(str(attrs["system"]))
+        except (ConfigError, KeyError) as exc:
+            raise ConfigError(f"study {name!r}: system profile {attrs.get('system')!r} is not shipped ({exc}); "
+                              "give the campaign file instead of the app name") from None
+        fs = profile.filesystem(attrs.get("filesystem"))
+        pattern = IOPattern.from_dict({k: v for k, v in (attrs.get("pattern") or {}).items()
+                                       if k not in ("data_bytes", "ranks_per_node") and v is not None}, f"study {name!r} pattern")
+        space = load_space(str(attrs.get("space"))).bind(profile, fs, pattern)
+        config = recommended(attrs, best, space.from_optuna(best.params), space.default_config())
+        default = default_trial(study)
+        g, interval = gain(best, default, study.direction == optuna.study.StudyDirection.MAXIMIZE)
+        when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
+        conf = attrs.get("confirmation")
+        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval,
+                      conf if isinstance(conf, dict) else None)
+        others = sorted(systems - {profile.name}) if system is None else []
+        return AppHints(resolve(config, profile, fs, pattern), profile.mpi_flavour, known, others)
+    return None
