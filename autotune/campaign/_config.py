@@ -41,7 +41,7 @@ class Objective:
     metric: str = "bandwidth_mib_s"
     direction: str = "maximize"
     repeats: int = 3
-    aggregate: str = "best"
+    aggregate: str = "median"  # best-of-N overstates (issue 12): the median is what a user's runs get
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
@@ -197,7 +197,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         metric=metric_name, kind=mu.kind,
         direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
         repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
-        aggregate=str(o.get("aggregate", "best")),
+        aggregate=str(o.get("aggregate", "median")),
     )
     sampler = _parse_sampler(d)
     # Off unless asked: by default every configuration runs `repeats` times and all values are stored.

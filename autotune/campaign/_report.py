@@ -117,7 +117,7 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"{word}: trial {s['best_trial']}, {c.objective.metric} = {s['best_value']:.4g}{unit}"
                  + (" (the default configuration)" if s["best_is_default"] else "")
                  + (f" ({c.objective.aggregate} of {c.objective.repeats}: overstated, see the confirmation)"
-                    if confirmed and c.objective.repeats > 1 else ""))
+                    if confirmed and c.objective.repeats > 1 and c.objective.aggregate == "best" else ""))
     if "cost_rule" in s:
         lines += cost_lines(s)
     reps = ", ".join(f"{v:.4g}" if v is not None else "failed" for v in s["best_repetitions"] or [])

@@ -24,7 +24,8 @@ def gp_available() -> bool:
 
 def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
     """Campaign keys for ``method`` (``autotune`` = our default sampler: model prior + TPE, here with the
-    adaptive best-of-3 a campaign turns on with ``objective.adaptive: true``)."""
+    adaptive repetitions a campaign turns on with ``objective.adaptive: true``; the campaign's default
+    aggregate, the median of 3, for every method unless the method names another)."""
     fixed = {"repeats": 3, "adaptive": False}
     if method == "autotune":
         return {"sampler": {"name": "autotune", "seed": seed}, "objective": {"repeats": 3, "adaptive": True}}
@@ -39,7 +40,7 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
                 prior.update(diverse=False, top=3)
             elif part.startswith("top"):
                 prior["top"] = int(part[3:])
-            elif part in ("median", "mean"):
+            elif part in ("median", "mean", "best"):  # autotune-best: best-of-N, the default before issue 12
                 objective["aggregate"] = part
             elif part == "nobridge":
                 options["bridge"] = False

@@ -66,7 +66,7 @@ def test_defaults_put_storage_and_tracking_in_the_work_directory(tmp_path: Path,
     assert c.workdir == tmp_path / "autotune-runs" / "c"
     assert c.storage == f"sqlite:///{c.workdir}/optuna.db"
     assert c.tracking_uri == f"sqlite:///{c.workdir}/mlflow.db"
-    assert c.objective.repeats == 3 and c.objective.aggregate == "best"
+    assert c.objective.repeats == 3 and c.objective.aggregate == "median"
     assert c.app.pattern.library == "hdf5" and c.app.pattern.layout == "strided"
 
 
