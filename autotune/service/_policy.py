@@ -1,21 +1,38 @@
-"""Which configuration a production job runs: the best known one, or a bounded exploratory one."""
+"""Which configuration a production job runs: the best known one, or a bounded exploratory one.
+
+An exploratory configuration must be one the history or the model says is unlikely to be much slower
+than the best known one. The history speaks first (a measurement beats a prediction): when measured
+configurations *near* the candidate exist, the candidate is accepted only if one of them measured within
+``max_slowdown`` of the best. Near means the same value on every parameter that matters (integers
+within 10%); a parameter does not matter when the history has measured several of its values and the
+median of every value's trials is within ``max_slowdown`` of the others'. With no near measurement the
+model judges; where the model cannot say (POSIX, replay, an unknown system), a rule-abiding candidate with
+no near history is accepted: that is how new regions get measured at all.
+"""
 
 from __future__ import annotations
 
 import random
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import optuna
 
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
 
+Measured = tuple[Config, float]  # a completed trial's configuration and its 'larger is better' score
+
 
 @dataclass(frozen=True)
 class Policy:
     """``explore``: the fraction of jobs that try a new configuration; ``max_slowdown``: an exploratory
-    configuration must be predicted (by the model) no more than this much slower than the best known one;
-    ``tries``: how many sampler proposals are screened before the job falls back to the best known one."""
+    configuration must be measured near (or, with no near measurement, predicted) no more than this much
+    slower than the best known one; ``tries``: how many sampler proposals are screened before the job
+    falls back to the best known one."""
 
     explore: float = 0.2
     max_slowdown: float = 0.25
@@ -31,36 +48,99 @@ class Policy:
         return rng.random() < self.explore
 
 
+def score(value: float, maximize: bool) -> float | None:
+    """A metric value as a 'larger is better' score (None for a value that is not a positive number)."""
+    if not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value) if maximize else 1.0 / float(value)
+
+
 def predicted(space: BoundSpace, config: Config, metric: str, maximize: bool) -> float | None:
     """The model's value for ``config`` as a 'larger is better' score (None: the model cannot say)."""
     from autotune.optimize._prior import model_metric
 
     value = model_metric(space, config, metric)
-    if value is None or value <= 0:
+    return None if value is None else score(value, maximize)
+
+
+def _near(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, int) or not isinstance(b, int):
+        return bool(a == b)
+    return abs(a - b) <= 0.1 * max(abs(a), abs(b))
+
+
+def parameters_that_matter(space: BoundSpace, history: Sequence[Measured], max_slowdown: float) -> list[str]:
+    """The active parameters the history does not show to be harmless (see the module's docstring)."""
+    out = []
+    for p in space.active:
+        groups: dict[Any, list[float]] = defaultdict(list)
+        for cfg, s in history:
+            groups[cfg.get(p.name)].append(s)
+        medians = [statistics.median(v) for v in groups.values()]
+        if len(medians) < 2 or min(medians) < (1.0 - max_slowdown) * max(medians):
+            out.append(p.name)
+    return out
+
+
+def history_verdict(space: BoundSpace, candidate: Config, history: Sequence[Measured], best: float,
+                    max_slowdown: float) -> bool | None:
+    """True: a near configuration measured within ``max_slowdown`` of ``best``; False: every near one
+    measured slower than that; None: nothing near was measured (the history cannot say)."""
+    names = parameters_that_matter(space, history, max_slowdown)
+    near = [s for cfg, s in history if all(_near(candidate.get(n), cfg.get(n)) for n in names)]
+    if not near:
         return None
-    return value if maximize else 1.0 / value
+    return max(near) >= (1.0 - max_slowdown) * best
 
 
 def acceptable(space: BoundSpace, candidate: Config, best: Config, metric: str, maximize: bool,
-               max_slowdown: float) -> bool:
-    """True when the model does not expect ``candidate`` to be more than ``max_slowdown`` slower than
-    ``best``; a configuration the model cannot judge is accepted only if it breaks no rule."""
+               max_slowdown: float, history: Sequence[Measured] = ()) -> bool:
+    """True when the history (first) or the model (where nothing near was measured) does not expect
+    ``candidate`` to be more than ``max_slowdown`` slower than ``best``; a configuration neither can
+    judge is accepted only if it breaks no rule."""
+    return why_rejected(space, candidate, best, metric, maximize, max_slowdown, history) == ""
+
+
+def why_rejected(space: BoundSpace, candidate: Config, best: Config, metric: str, maximize: bool,
+                 max_slowdown: float, history: Sequence[Measured] = ()) -> str:
+    """'' when ``candidate`` is acceptable, else ``rules``, ``history`` or ``model``."""
     if not space.feasible(candidate):
-        return False
+        return "rules"
+    if history:
+        verdict = history_verdict(space, candidate, history, max(s for _, s in history), max_slowdown)
+        if verdict is not None:
+            return "" if verdict else "history"
     cand, ref = predicted(space, candidate, metric, maximize), predicted(space, best, metric, maximize)
     if cand is None or ref is None:
-        return True
-    return cand >= (1.0 - max_slowdown) * ref
+        return ""
+    return "" if cand >= (1.0 - max_slowdown) * ref else "model"
+
+
+def measured(study: optuna.Study, space: BoundSpace, maximize: bool, config_of: Any) -> list[Measured]:
+    """The study's completed, really run trials as (configuration, score)."""
+    out = []
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
+        s = score(t.value, maximize) if t.value is not None and t.user_attrs.get("ran") else None
+        if s is not None:
+            try:
+                out.append((config_of(t), s))
+            except (ConfigError, KeyError, ValueError):
+                continue
+    return out
 
 
 def explore(study: optuna.Study, space: BoundSpace, best: Config, metric: str, maximize: bool,
-            policy: Policy) -> optuna.Trial | None:
+            policy: Policy, history: Sequence[Measured] = ()) -> optuna.Trial | None:
     """Ask the study's sampler for a new configuration the policy accepts (the trial is left RUNNING);
-    rejected proposals are told PRUNED so the sampler moves on. None: nothing acceptable was proposed."""
+    rejected proposals are told PRUNED (with ``rejected_by``) so the sampler moves on. None: nothing
+    acceptable was proposed."""
     for _ in range(policy.tries):
         trial = study.ask(fixed_distributions=space.distributions())
         config = space.from_optuna(trial.params)
-        if acceptable(space, config, best, metric, maximize, policy.max_slowdown):
+        why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history)
+        if not why:
             return trial
+        trial.set_user_attr("rejected_by", why)
+        trial.set_user_attr("worker", "service")
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
     return None
