@@ -37,6 +37,7 @@ class Policy:
     explore: float = 0.2
     max_slowdown: float = 0.25
     tries: int = 20
+    rule_tries: int = 100
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.explore <= 1.0:
@@ -131,16 +132,28 @@ def measured(study: optuna.Study, space: BoundSpace, maximize: bool, config_of: 
 
 def explore(study: optuna.Study, space: BoundSpace, best: Config, metric: str, maximize: bool,
             policy: Policy, history: Sequence[Measured] = ()) -> optuna.Trial | None:
-    """Ask the study's sampler for a new configuration the policy accepts (the trial is left RUNNING);
-    rejected proposals are told PRUNED (with ``rejected_by``) so the sampler moves on. None: nothing
-    acceptable was proposed."""
-    for _ in range(policy.tries):
+    """Ask the study's sampler for a new configuration the policy accepts (the trial is left RUNNING).
+    A proposal that breaks a rule is told as a campaign tells it (the worst value, a violated constraint);
+    one the history or the model advises against is told PRUNED: either way the sampler moves on, and
+    ``rejected_by`` says why. None: nothing acceptable was proposed."""
+    from autotune.campaign._loop import worst_value
+
+    judged = broke = 0
+    while judged < policy.tries and broke < policy.rule_tries:
         trial = study.ask(fixed_distributions=space.distributions())
         config = space.from_optuna(trial.params)
+        violations = space.violations(config)
+        trial.set_constraint("rules", max(violations.values(), default=0.0))
         why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history)
         if not why:
             return trial
         trial.set_user_attr("rejected_by", why)
         trial.set_user_attr("worker", "service")
-        study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+        if why == "rules":
+            broke += 1
+            trial.set_user_attr("infeasible", sorted(n for n, v in violations.items() if v > 0))
+            study.tell(trial, worst_value(study))
+        else:
+            judged += 1
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
     return None
