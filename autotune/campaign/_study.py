@@ -24,11 +24,12 @@ warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning
 UNCLAIMED_S = 10.0  # a live worker names itself on a trial within milliseconds of asking for it
 
 
-def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.Study:
-    """Create or load the campaign's study; a study for another objective direction is refused."""
+def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool = False) -> optuna.Study:
+    """Create or load the campaign's study; a study for another objective direction is refused
+    (``fast``: see ``make_storage``)."""
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
-    storage = make_storage(c.storage)
+    storage = make_storage(c.storage, fast=fast)
     sampler = make_sampler(c.sampler, space)
     if not create:
         try:

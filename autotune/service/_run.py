@@ -25,9 +25,9 @@ def _open(rt: Any, create: bool) -> optuna.Study:
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
     if not create:
-        return open_study(c, rt.space, create=False)
+        return open_study(c, rt.space, create=False, fast=True)
     try:
-        study = open_study(c, rt.space, create=False)  # the usual case: set up already, no lock taken
+        study = open_study(c, rt.space, create=False, fast=True)  # the usual case: set up already, no lock taken
         if all(study.user_attrs.get(k) == v for k, v in rt.info().items()):
             return study
     except ConfigError as exc:
