@@ -211,3 +211,16 @@ def test_a_trial_left_half_asked_is_failed_as_abandoned(campaign: Path, capsys: 
     t = study_of(campaign).trials[orphan.number]
     assert t.state == TrialState.FAIL and "abandoned" in t.user_attrs["error"]
     assert study_of(campaign).trials[0].state == TrialState.RUNNING  # the real job's trial waits for its tell
+
+
+def test_the_report_of_a_study_with_production_jobs_shows_them(campaign: Path, tmp_path: Path, capsys: Any) -> None:
+    for i, value in enumerate((500.0, 900.0, 700.0)):
+        assert main(["ask", str(campaign), "--seed", str(i), "--explore", "1", *LONG]) == 0
+        ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+        assert main(["tell", str(campaign), "--trial", ref, "--value", str(value), *LONG]) == 0
+    out = tmp_path / "report"
+    assert main(["report", str(campaign), "--report", str(out), "--no-tracking"]) == 0
+    md = (out / "report.md").read_text()
+    assert "production jobs as trials (`autotune ask`/`tell`): 3, 2 of them exploratory" in md
+    svg = (out / "figures" / "production.svg").read_text()
+    assert "Production jobs as trials" in svg and "exploratory job" in svg
