@@ -232,7 +232,7 @@ def production(figs: list[TargetFigures]) -> str:
         for kind, face in (("explore", "none"), ("", col)):
             pts = [(x, r.value) for x, r in zip(xs, jobs, strict=True) if (r.service == "explore") == bool(kind)]
             if pts:
-                ax.scatter(*zip(*pts, strict=True), s=22, facecolors=face, edgecolors=col,
+                ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, facecolors=face, edgecolors=col,
                            label=f"{f.label} {'exploratory job' if kind else 'job on the best known / default'}")
     if not ax.collections:
         _empty(ax, "no production job yet")
