@@ -230,7 +230,7 @@ def production(figs: list[TargetFigures]) -> str:
         xs = list(range(1, len(jobs) + 1))
         ax.step(xs, known, where="post", color=col, lw=2, label=f"{f.label} best known")
         for kind, face in (("explore", "none"), ("", col)):
-            pts = [(x, r.value) for x, r in zip(xs, jobs, strict=True) if (r.service == "explore") == bool(kind)]
+            pts = [(x, float(r.value or 0.0)) for x, r in zip(xs, jobs, strict=True) if (r.service == "explore") == bool(kind)]
             if pts:
                 ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, facecolors=face, edgecolors=col,
                            label=f"{f.label} {'exploratory job' if kind else 'job on the best known / default'}")
