@@ -109,10 +109,11 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
         attrs["service"] = source = "best" if best is not None else "default"
         study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None, **attrs})
         trial = study.ask(fixed_distributions=rt.space.distributions())
+    have = trial.user_attrs  # one query: the property reads the store on every access
     for k, v in attrs.items():
-        if trial.user_attrs.get(k) != v:
+        if have.get(k) != v:
             trial.set_user_attr(k, v)
-    is_default = bool(trial.user_attrs.get("is_default"))
+    is_default = bool(have.get("is_default"))
     return Assignment(c.study, rt.config_of(trial), source, trial.number, token, is_default, now)
 
 
