@@ -154,10 +154,12 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         ax.axhline(1.0, color="grey", ls=":", lw=1, label="default")
         ax.set_title(app, fontsize=10)
         ax.set_xlabel("production job (one a day)")
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.grid(alpha=0.3)
+        if max(max(r["speedups"]) for r in mine) / min(min(r["speedups"]) for r in mine) >= 4:
+            ax.set_yscale("log")  # a narrow range reads better on the linear axis
+            ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
     axes[0][0].set_ylabel("speed-up over the default (noiseless)")
     axes[0][0].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
@@ -202,7 +204,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="'history': the policy's model check is off (as where the model cannot judge)")
     ap.add_argument("--plot", default=None, help="write the figure here (PNG)")
     ap.add_argument("--out", default=None, help="write the rows here (JSON)")
+    ap.add_argument("--replot", default=None, metavar="JSON", help="only draw --plot from the rows of an earlier --out")
     args = ap.parse_args(argv)
+    if args.replot:
+        rows = json.loads(Path(args.replot).read_text())["rows"]
+        print(table(rows))
+        plot(rows, Path(args.plot or "service_month.png"))
+        return 0
     if args.judge == "history":
         import autotune.service._policy as pol
 
