@@ -4,8 +4,8 @@ An exploratory configuration must be one the history or the model says is unlike
 than the best known one. The history speaks first (a measurement beats a prediction): when measured
 configurations *near* the candidate exist, the candidate is accepted only if one of them measured within
 ``max_slowdown`` of the best. Near means the same value on every parameter that matters (integers
-within 10%); a parameter does not matter when the history has measured several of its values and the
-median of every value's trials is within ``max_slowdown`` of the others'. With no near measurement the
+within 10%); a parameter does not matter when the history has measured several of its values, the candidate's
+among them, and the median of every value's trials is within ``max_slowdown`` of the others'. With no near measurement the
 model judges; where the model cannot say (POSIX, replay, an unknown system), a rule-abiding candidate with
 no near history is accepted: that is how new regions get measured at all.
 """
@@ -70,15 +70,19 @@ def _near(a: Any, b: Any) -> bool:
     return abs(a - b) <= 0.1 * max(abs(a), abs(b))
 
 
-def parameters_that_matter(space: BoundSpace, history: Sequence[Measured], max_slowdown: float) -> list[str]:
-    """The active parameters the history does not show to be harmless (see the module's docstring)."""
+def parameters_that_matter(space: BoundSpace, history: Sequence[Measured], max_slowdown: float,
+                           candidate: Config | None = None) -> list[str]:
+    """The active parameters the history does not show to be harmless (see the module's docstring). For a
+    ``candidate``, a parameter is harmless only if the candidate's own value of it was measured too: that
+    the values tried so far did not matter says nothing about a value never tried."""
     out = []
     for p in space.active:
         groups: dict[Any, list[float]] = defaultdict(list)
         for cfg, s in history:
             groups[cfg.get(p.name)].append(s)
         medians = [statistics.median(v) for v in groups.values()]
-        if len(medians) < 2 or min(medians) < (1.0 - max_slowdown) * max(medians):
+        tried = candidate is None or any(_near(candidate.get(p.name), v) for v in groups)
+        if len(medians) < 2 or min(medians) < (1.0 - max_slowdown) * max(medians) or not tried:
             out.append(p.name)
     return out
 
@@ -87,7 +91,7 @@ def history_verdict(space: BoundSpace, candidate: Config, history: Sequence[Meas
                     max_slowdown: float) -> bool | None:
     """True: a near configuration measured within ``max_slowdown`` of ``best``; False: every near one
     measured slower than that; None: nothing near was measured (the history cannot say)."""
-    names = parameters_that_matter(space, history, max_slowdown)
+    names = parameters_that_matter(space, history, max_slowdown, candidate)
     near = [s for cfg, s in history if all(_near(candidate.get(n), cfg.get(n)) for n in names)]
     if not near:
         return None

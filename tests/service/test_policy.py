@@ -47,12 +47,22 @@ def test_a_near_measurement_within_the_bound_overrules_a_pessimistic_model(rt: R
 
 def test_a_parameter_the_history_shows_harmless_does_not_count_for_nearness(rt: Runtime) -> None:
     history: list[Measured] = [(cfg(48, 8 * MIB), 10000.0), (cfg(48, MIB), 9800.0),
-                               (cfg(8, 8 * MIB), 2000.0), (cfg(8, MIB), 2100.0)]
+                               (cfg(8, 8 * MIB), 2000.0), (cfg(12, MIB), 2100.0)]
     assert parameters_that_matter(rt.space, history, 0.25) == ["lustre.stripe_count"]
-    assert why_rejected(rt.space, cfg(8, 4 * MIB), BEST, METRIC, True, 0.25, history) == "history"
-    assert why_rejected(rt.space, cfg(48, 4 * MIB), BEST, METRIC, True, 0.25, history) == ""
+    # 8 stripes of 1 MiB were never measured, but 8 stripes were, and the stripe size did not matter
+    assert why_rejected(rt.space, cfg(8, MIB), BEST, METRIC, True, 0.25, history) == "history"
     # one measured value of a parameter says nothing about it: it still matters
     assert parameters_that_matter(rt.space, history[:1], 0.25) == ["lustre.stripe_count", "lustre.stripe_size"]
+
+
+def test_a_value_never_measured_is_not_judged_harmless(rt: Runtime) -> None:
+    """Sizes of 1 and 8 MiB did not matter; 64 KiB was never tried: the history cannot vouch for it."""
+    history: list[Measured] = [(cfg(48, 8 * MIB), 10000.0), (cfg(48, MIB), 9800.0), (cfg(44, 8 * MIB), 9900.0)]
+    tiny = cfg(48, 64 * 1024)
+    assert parameters_that_matter(rt.space, history, 0.25) == []  # nothing measured made a difference
+    assert parameters_that_matter(rt.space, history, 0.25, tiny) == ["lustre.stripe_size"]
+    assert why_rejected(rt.space, tiny, BEST, METRIC, True, 0.25) == "model"
+    assert why_rejected(rt.space, tiny, BEST, METRIC, True, 0.25, history) == "model"  # not waved through
 
 
 def test_where_the_model_cannot_judge_the_history_decides(rt: Runtime) -> None:
