@@ -70,6 +70,7 @@ def _free_port() -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.ask_cost", description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--stores", nargs="+", default=["sqlite", "postgresql", "grpc"], choices=["sqlite", "postgresql", "grpc"])
     ap.add_argument("--server", default=os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432"))
     args = ap.parse_args(argv)
     rows = {}
@@ -80,9 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         campaign = Path(tmp) / "prod.yaml"
         campaign.write_text(yaml.safe_dump(data))
         env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONWARNINGS": "ignore"}
-        rows["sqlite"] = measure(campaign, f"sqlite:///{tmp}/s.db", args.pairs, env)
+        if "sqlite" in args.stores:
+            rows["sqlite"] = measure(campaign, f"sqlite:///{tmp}/s.db", args.pairs, env)
         with fresh_postgres_database(args.server, f"askcost_{uuid.uuid4().hex[:10]}") as url:
-            rows["postgresql"] = measure(campaign, url, args.pairs, env)
+            if "postgresql" in args.stores:
+                rows["postgresql"] = measure(campaign, url, args.pairs, env)
+            if "grpc" not in args.stores:
+                return _print(rows, args.pairs)
             port = _free_port()
             proxy = subprocess.Popen([sys.executable, "-m", "autotune.cli", "store", "serve", "--storage", url,
                                       "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -94,7 +99,11 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 proxy.terminate()
                 proxy.wait(timeout=30)
-    print(f"median of {args.pairs} sequential ask/tell pairs (real CLI processes), seconds")
+    return _print(rows, args.pairs)
+
+
+def _print(rows: dict[str, dict[str, float]], pairs: int) -> int:
+    print(f"median of {pairs} sequential ask/tell pairs (real CLI processes), seconds")
     print("| store | ask CPU | ask wall | tell CPU | tell wall |\n|---|---|---|---|---|")
     for k, r in rows.items():
         print(f"| {k} | {r['ask_cpu_s']:.2f} | {r['ask_wall_s']:.2f} | {r['tell_cpu_s']:.2f} | {r['tell_wall_s']:.2f} |")
