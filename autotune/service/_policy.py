@@ -1,13 +1,14 @@
 """Which configuration a production job runs: the best known one, or a bounded exploratory one.
 
-An exploratory configuration must be one the history or the model says is unlikely to be much slower
-than the best known one. The history speaks first (a measurement beats a prediction): when measured
-configurations *near* the candidate exist, the candidate is accepted only if one of them measured within
-``max_slowdown`` of the best. Near means the same value on every parameter that matters (integers
-within 10%); a parameter does not matter when the history has measured several of its values, the candidate's
-among them, and the median of every value's trials is within ``max_slowdown`` of the others'. With no near measurement the
-model judges; where the model cannot say (POSIX, replay, an unknown system), a rule-abiding candidate with
-no near history is accepted: that is how new regions get measured at all.
+An exploratory configuration must be one neither the history nor the model expects to be much slower than
+the best known one; either objection rejects it. The history objects when measured configurations *near*
+the candidate exist and none of them measured within ``max_slowdown`` of the best. Near means the same
+value on every parameter that matters (integers within 10%); a parameter does not matter when the history
+has measured several of its values, the candidate's among them, and the median of every value's trials is
+within ``max_slowdown`` of the others'. The history never vouches against the model: in a simulated month
+a candidate near measurements within the bound (on values of each parameter that were each fine alone)
+ran at 0.56x the best. Where the model cannot say (a metric it does not predict), the history decides; a
+rule-abiding candidate neither objects to is accepted: that is how new regions get measured at all.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ Measured = tuple[Config, float]  # a completed trial's configuration and its 'la
 @dataclass(frozen=True)
 class Policy:
     """``explore``: the fraction of jobs that try a new configuration; ``max_slowdown``: an exploratory
-    configuration must be measured near (or, with no near measurement, predicted) no more than this much
-    slower than the best known one; ``tries``: how many sampler proposals are screened before the job
+    configuration must be neither measured near nor predicted more than this much slower than the best
+    known one; ``tries``: how many sampler proposals are screened before the job
     falls back to the best known one."""
 
     explore: float = 0.2
@@ -100,9 +101,8 @@ def history_verdict(space: BoundSpace, candidate: Config, history: Sequence[Meas
 
 def acceptable(space: BoundSpace, candidate: Config, best: Config, metric: str, maximize: bool,
                max_slowdown: float, history: Sequence[Measured] = ()) -> bool:
-    """True when the history (first) or the model (where nothing near was measured) does not expect
-    ``candidate`` to be more than ``max_slowdown`` slower than ``best``; a configuration neither can
-    judge is accepted only if it breaks no rule."""
+    """True when neither the history nor the model expects ``candidate`` to be more than ``max_slowdown``
+    slower than ``best``; a configuration neither can judge is accepted only if it breaks no rule."""
     return why_rejected(space, candidate, best, metric, maximize, max_slowdown, history) == ""
 
 
@@ -111,10 +111,8 @@ def why_rejected(space: BoundSpace, candidate: Config, best: Config, metric: str
     """'' when ``candidate`` is acceptable, else ``rules``, ``history`` or ``model``."""
     if not space.feasible(candidate):
         return "rules"
-    if history:
-        verdict = history_verdict(space, candidate, history, max(s for _, s in history), max_slowdown)
-        if verdict is not None:
-            return "" if verdict else "history"
+    if history and history_verdict(space, candidate, history, max(s for _, s in history), max_slowdown) is False:
+        return "history"
     cand, ref = predicted(space, candidate, metric, maximize), predicted(space, best, metric, maximize)
     if cand is None or ref is None:
         return ""
