@@ -32,8 +32,9 @@ Measured = tuple[Config, float]  # a completed trial's configuration and its 'la
 class Policy:
     """``explore``: the fraction of jobs that try a new configuration; ``max_slowdown``: an exploratory
     configuration must be neither measured near nor predicted more than this much slower than the best
-    known one; ``tries``: how many sampler proposals are screened before the job
-    falls back to the best known one."""
+    known one; ``tries``: how many proposals are judged (by the history and the model) before the job
+    falls back to the best known one; ``rule_tries``: how many rule-breaking proposals (cheap: nothing is
+    judged) it tolerates on top."""
 
     explore: float = 0.2
     max_slowdown: float = 0.25
