@@ -2,11 +2,14 @@
 
     .venv/bin/python -m evaluation.service_load --pairs 500 --concurrency 50
 
-Each "job" is its own process (forked after the imports, so that 500 of them do not spend the machine on
-importing Python): ``ask`` → a short sleep standing for the application → ``tell`` with a value only that
-job knows. Two scenarios side by side in one run, each on a NEW PostgreSQL database reached through a TCP
-proxy on 127.0.0.1: ``steady`` (the store is up), and ``outage`` (the proxy drops every connection and
-refuses new ones for ``--outage`` seconds in the middle of the run, as when the database goes down).
+Each "job" is its own process, forked after the imports (Optuna, SQLAlchemy, alembic, the PostgreSQL
+driver) so that 500 of them do not spend the 2-core machine on importing Python: the latency measured is
+the store's and the service's work (opening the store, expiring, the policy, the trial), not a process's
+start-up, which ``evaluation/ask_cost.py`` measures on its own. ``ask`` → a short sleep standing for the
+application → ``tell`` with a value only that job knows. Two scenarios side by side in one run, each on a
+NEW PostgreSQL database reached through a TCP proxy on 127.0.0.1: ``steady`` (the store is up), and
+``outage`` (the proxy drops every connection and refuses new ones for ``--outage`` seconds in the middle
+of the run, as when the database goes down).
 Afterwards: every tell a job made must be in the study exactly once with its value (a tell made during the
 outage is spooled and delivered by the next ask), no trial may stay RUNNING past its expiry, and every job
 must have run (with a fallback configuration when the store was away). Prints one table; exit 1 on a
@@ -41,18 +44,18 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "model-theta-ior.ya
 
 def job(rt: Any, i: int, out: str, timeout: float) -> None:
     """One production job: ask, 'run', tell; what it did goes to ``out`` as JSON."""
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     a = do_ask(rt, Policy(explore=0.3, max_slowdown=0.3), job_id=f"job-{i}", expire_s=60.0, timeout=timeout,
                seed=i, err=open(os.devnull, "w"))
-    ask_s = time.monotonic() - t0
+    ask_s, ask_cpu = time.monotonic() - t0, time.process_time() - c0
     time.sleep(random.Random(i).uniform(0.0, 0.3))
     value = 1000.0 + i  # only this job knows it: the check finds it in the study or not
     status = ""
     if a.ref:
         status = do_tell(rt, a.ref, value=value, failure=None, extra={"job": i}, timeout=timeout,
                          err=open(os.devnull, "w"))
-    Path(out).write_text(json.dumps({"job": i, "ask_s": ask_s, "source": a.source, "ref": a.ref, "value": value,
-                                     "tell": status}))
+    Path(out).write_text(json.dumps({"job": i, "ask_s": ask_s, "ask_cpu_s": ask_cpu, "source": a.source, "ref": a.ref,
+                                     "value": value, "tell": status}))
 
 
 def scenario(name: str, rt_args: dict[str, Any], pairs: int, concurrency: int, outage: float, tmp: Path,
@@ -100,12 +103,15 @@ def scenario(name: str, rt_args: dict[str, Any], pairs: int, concurrency: int, o
         values = [t.value for t in trials if t.value is not None]
         dup = len(values) - len(set(values))
         asks = sorted(r["ask_s"] for r in records)
+        load = os.getloadavg()[0]
         return {"scenario": name, "jobs": pairs, "jobs_ran": len(records), "wall_s": round(wall, 1),
                 "ask_p50_s": round(statistics.median(asks), 3), "ask_p99_s": round(asks[int(0.99 * (len(asks) - 1))], 3),
+                "ask_cpu_p50_s": round(statistics.median(r["ask_cpu_s"] for r in records), 3),
                 "trials": len(told), "fallbacks": sum(1 for r in records if r["source"].startswith("fallback")),
                 "spooled": sum(1 for r in records if r["tell"] == "spooled"), "lost_tells": len(lost),
                 "duplicated_tells": dup,
-                "running_after_expiry": sum(1 for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))}
+                "running_after_expiry": sum(1 for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))),
+                "load_avg_1min": round(load, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--server", default=os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432"))
     ap.add_argument("--out", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
+    import alembic.migration  # noqa: F401 - imported once here, shared by the forked jobs (see the docstring)
+    import optuna.storages._rdb.models  # noqa: F401
+    import psycopg  # noqa: F401
+
+    print(f"{args.pairs} jobs, {args.concurrency} at once; load average at the start: {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores", flush=True)
     data = yaml.safe_load(EXAMPLE.read_text())
     data["tracking"] = {"enabled": False}
     rows = []

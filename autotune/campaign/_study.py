@@ -26,14 +26,15 @@ warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning
 UNCLAIMED_S = 10.0  # a live worker names itself on a trial within milliseconds of asking for it
 
 
-def open_study(c: Campaign, space: BoundSpace, create: bool = True) -> optuna.Study:
-    """Create or load the campaign's study; a study for other objective directions is refused.
+def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool = False) -> optuna.Study:
+    """Create or load the campaign's study; a study for other objective directions is refused (``fast``: see
+    ``make_storage``).
 
     With ``objective.cost`` the study has two objectives (metric, cost), and the cost rule is stored on it
     (user attribute ``cost``) so that every reader recommends the same trial."""
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
-    storage = make_storage(c.storage)
+    storage = make_storage(c.storage, fast=fast)
     wanted = directions(c)
     sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted))
     if not create:

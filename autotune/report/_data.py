@@ -36,6 +36,8 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
         "trials_run": len(f.trials), "trials_failed": sum(r.state == "FAIL" for r in f.trials),
         "nodes": f.nodes, "ranks": f.ranks, "node_hours": f.node_hours, "bb_node_hours": f.bb_node_hours,
         "run_seconds": sum(r.wall_s for r in f.trials), "importance": f.importance,
+        "production_jobs": sum(bool(r.service) for r in f.trials),
+        "production_explored": sum(r.service == "explore" for r in f.trials),
     }
     if f.best is not None and f.best.value is not None:
         lo, hi = interval(bootstrap_best(f.best, f.maximize, rng))

@@ -30,6 +30,7 @@ class TrialRow:
     bb_nodes: int | None
     stripe_count: int | None
     aggregators: int | None
+    service: str = ""  # a production job's trial (``autotune ask``): best | default | explore
 
     @property
     def ok_reps(self) -> list[float]:
@@ -105,7 +106,8 @@ def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
     stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
     aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
     reps = tuple(None if v is None else float(v) for v in ua.get("repetitions", []))
-    return TrialRow(t.number, t.state.name, value_of(t), reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs)
+    return TrialRow(t.number, t.state.name, value_of(t), reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs,
+                    str(ua.get("service") or ""))
 
 
 def importance(study: optuna.Study) -> dict[str, float]:

@@ -14,6 +14,9 @@ def _target(t: dict[str, Any]) -> list[str]:
            f"- storage: `{t['storage']}` (study `{t['study']}`)"]
     if t.get("tracking_uri"):
         out.append(f"- MLflow: `{t['tracking_uri']}`")
+    if t.get("production_jobs"):
+        out.append(f"- production jobs as trials (`autotune ask`/`tell`): {t['production_jobs']}, "
+                   f"{t['production_explored']} of them exploratory")
     if "best_value" not in t:
         return [*out, "- no completed trial yet", ""]
     reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])

@@ -215,11 +215,42 @@ def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
     return to_svg(fig)
 
 
+def production(figs: list[TargetFigures]) -> str:
+    """Production jobs' trials in the order they ran (exploratory ones hollow) and the best known value
+    at each job (dedicated campaign trials included): what a job running the best known configuration got."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for i, f in enumerate(figs):
+        col = COLORS[i % len(COLORS)]
+        done = [r for r in f.trials if r.value is not None]
+        jobs = [r for r in done if r.service]
+        if not jobs:
+            continue
+        pick = max if f.maximize else min
+        known = [pick(float(u.value or 0.0) for u in done if u.number <= r.number) for r in jobs]
+        xs = list(range(1, len(jobs) + 1))
+        ax.step(xs, known, where="post", color=col, lw=2, label=f"{f.label} best known")
+        for kind, face in (("explore", "none"), ("", col)):
+            pts = [(x, float(r.value or 0.0)) for x, r in zip(xs, jobs, strict=True) if (r.service == "explore") == bool(kind)]
+            if pts:
+                ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, facecolors=face, edgecolors=col,
+                           label=f"{f.label} {'exploratory job' if kind else 'job on the best known / default'}")
+    if not ax.collections:
+        _empty(ax, "no production job yet")
+    else:
+        ax.set_xlabel("production job (in the order they asked)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(_ylabel(figs[0]))
+        ax.legend(fontsize=7, loc="best")
+    ax.set_title("Production jobs as trials")
+    return to_svg(fig)
+
+
 PLOTS: dict[str, str] = {
     "overview": "Default and tuned per target", "history": "Optimisation history",
     "repetitions": "Repetitions per trial", "importance": "Parameter importance",
     "slices": "Parameters that matter", "scaling": "Value vs BB nodes / stripe count",
     "pareto": "Pareto front: time against cost (objective.cost)",
+    "production": "Production jobs as trials",
 }
 
 
@@ -227,6 +258,8 @@ def all_plots(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, str]:
     """Every plot of the report, as SVG text, by name (the keys of ``PLOTS``)."""
     out = {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
            "importance": importance(figs), "slices": slices(figs), "scaling": scaling(figs)}
+    if any(r.service for f in figs for r in f.trials):  # production jobs as trials (autotune ask/tell)
+        out["production"] = production(figs)
     if cmp.cost_rule is not None:  # campaigns with objective.cost: the front per target
         from autotune.report._paretoplot import pareto_plot
 

@@ -25,7 +25,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.errors import ConfigError
-from autotune.service._policy import Policy, explore
+from autotune.service._policy import Policy, explore, measured
 from autotune.space import Config
 
 TRIAL_RE = re.compile(r"(?P<study>[A-Za-z0-9._-]{1,128}):(?P<number>\d{1,9}):(?P<token>[0-9a-f]{32})")
@@ -90,8 +90,15 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
     expire_stale(study)
     best = best_trial(study)
     best_cfg = rt.config_of(best) if best is not None else rt.space.default_config()
-    trial = explore(study, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy) \
-        if best is not None and policy.wants_exploration(rng) else None
+    trial = None
+    if best is not None and policy.wants_exploration(rng):
+        from autotune.optimize import make_sampler
+
+        # every job is a new process: a sampler seeded as the campaign says would propose the same first
+        # configuration to every job; the job's own draw seeds it instead (``--seed`` keeps tests exact)
+        study.sampler = make_sampler({**c.sampler, "seed": rng.getrandbits(31)}, rt.space)
+        history = measured(study, rt.space, c.objective.maximize, rt.config_of)
+        trial = explore(study, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy, history)
     source = "explore"
     token = secrets.token_hex(16)
     now = time.time()
@@ -102,10 +109,11 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
         attrs["service"] = source = "best" if best is not None else "default"
         study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None, **attrs})
         trial = study.ask(fixed_distributions=rt.space.distributions())
+    have = trial.user_attrs  # one query: the property reads the store on every access
     for k, v in attrs.items():
-        if trial.user_attrs.get(k) != v:
+        if have.get(k) != v:
             trial.set_user_attr(k, v)
-    is_default = bool(trial.user_attrs.get("is_default"))
+    is_default = bool(have.get("is_default"))
     return Assignment(c.study, rt.config_of(trial), source, trial.number, token, is_default, now)
 
 

@@ -28,18 +28,20 @@ def _open(rt: Any, create: bool) -> optuna.Study:
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
     if not create:
-        return open_study(c, rt.space, create=False)
+        return open_study(c, rt.space, create=False, fast=True)
     try:
-        study = open_study(c, rt.space, create=False)  # the usual case: set up already, no lock taken
-        if all(study.user_attrs.get(k) == v for k, v in rt.info().items()):
+        study = open_study(c, rt.space, create=False, fast=True)  # the usual case: set up already, no lock taken
+        attrs = study.user_attrs  # one query (the property reads the store on every access)
+        if all(attrs.get(k) == v for k, v in rt.info().items()):
             return study
     except ConfigError as exc:
         if "not found" not in str(exc):
             raise
     with store_lock(c.storage, "study-setup"):
         study = open_study(c, rt.space)
+        attrs = study.user_attrs
         for k, v in rt.info().items():
-            if study.user_attrs.get(k) != v:
+            if attrs.get(k) != v:
                 study.set_user_attr(k, v)
     return study
 

@@ -235,3 +235,16 @@ def test_hints_by_app_name_from_a_site_store_without_the_campaign_file(campaign:
         assert res.returncode == 0 and res.stdout.strip() == "# defaults: nothing to set", (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
     assert not (Path.cwd() / "pwned").exists()
+
+
+def test_the_report_of_a_study_with_production_jobs_shows_them(campaign: Path, tmp_path: Path, capsys: Any) -> None:
+    for i, value in enumerate((500.0, 900.0, 700.0)):
+        assert main(["ask", str(campaign), "--seed", str(i), "--explore", "1", *LONG]) == 0
+        ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+        assert main(["tell", str(campaign), "--trial", ref, "--value", str(value), *LONG]) == 0
+    out = tmp_path / "report"
+    assert main(["report", str(campaign), "--report", str(out), "--no-tracking"]) == 0
+    md = (out / "report.md").read_text()
+    assert "production jobs as trials (`autotune ask`/`tell`): 3, 2 of them exploratory" in md
+    svg = (out / "figures" / "production.svg").read_text()
+    assert "Production jobs as trials" in svg and "exploratory job" in svg
