@@ -47,7 +47,7 @@ class Confirmation:
     recommended: dict[str, Any]  # the settings to export (only those that differ from the default and matter)
     dropped: dict[str, str] = field(default_factory=dict)  # setting -> why it is not exported
     ablation: dict[str, dict[str, Any]] = field(default_factory=dict)  # setting -> {values, cost, low, high}
-    best_of_n_gain: float | None = None  # what the search's best-of-N claimed over the default
+    best_of_n_gain: float | None = None  # what the search claimed over the default (its aggregate of N)
 
     @property
     def proven(self) -> bool:
@@ -59,7 +59,7 @@ class Confirmation:
         for label, v in vals.items():
             ok = [x for x in v if x is not None]
             out.append(f"  {label}: median {statistics.median(ok):.4g}" if ok else f"  {label}: every run failed")
-        claim = f"; best-of-N claimed {self.best_of_n_gain:+.1%}" if self.best_of_n_gain is not None else ""
+        claim = f"; the search claimed {self.best_of_n_gain:+.1%}" if self.best_of_n_gain is not None else ""
         out.append(f"  winner {self.winner}: {self.margin:+.1%} over the default "
                    f"(95% interval {self.low:+.1%} to {self.high:+.1%}){claim}")
         if not self.proven:
