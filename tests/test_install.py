@@ -54,7 +54,7 @@ def test_wheel_installs_and_runs_with_the_base_dependencies_only(tmp_path: Path)
     assert cal.returncode == 0 and "within tolerance" in cal.stdout, cal.stderr
     tune = _run([str(cli), "tune", "c.yaml", "--no-tracking", "--trials", "4"], work)
     assert tune.returncode == 0, tune.stderr
-    assert "best configuration" in tune.stdout and (work / "autotune-runs" / "model-theta-ior" / "optuna.db").is_file()
+    assert "recommended settings" in tune.stdout and (work / "autotune-runs" / "model-theta-ior" / "optuna.db").is_file()
 
     tracked = _run([str(cli), "tune", "c.yaml", "--trials", "5"], work)
     assert tracked.returncode == 2
