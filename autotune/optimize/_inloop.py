@@ -25,6 +25,7 @@ search, ``AutotuneSampler``).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -177,13 +178,12 @@ class ModelArm:
         from autotune.model._fit import PRIOR_WEIGHT, SPAN, predicted
 
         if self.names:
-            try:
+            # a fit that fails keeps the constants in force
+            with contextlib.suppress(AutotuneError, ValueError, np.linalg.LinAlgError):
                 fit = fit_constants(runs, self.space.system, self.names, self.space.fs.name, start=self.start,
                                     bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT, init=self.constants,
                                     max_nfev=MAX_NFEV)
                 self.constants = fit.constants
-            except (AutotuneError, ValueError, np.linalg.LinAlgError):
-                pass  # keep the constants in force
         if len(runs) >= MIN_RHO_TRIALS and not self.blind:
             pred = [predicted(m, self.space.system, self.space.fs.name, self.constants) for m in runs]
             keep = [i for i, p in enumerate(pred) if math.isfinite(p)]
