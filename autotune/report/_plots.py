@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -55,15 +56,7 @@ def history(figs: list[TargetFigures]) -> str:
         if f.default is not None and f.default.value is not None:
             ax.scatter([f.default.number], [f.default.value], marker="s", s=50, facecolors="none", edgecolors=col,
                        lw=1.5, label=f"{f.label} default")
-    if not ax.collections:
-        _empty(ax, "no completed trial yet")
-    else:
-        ax.set_xlabel("trial")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylabel(_ylabel(figs[0]))
-        ax.legend(fontsize=7, loc="best")
-    ax.set_title("Optimisation history")
-    return to_svg(fig)
+    return _over_trials(fig, ax, figs, "trial", "no completed trial yet", "Optimisation history")
 
 
 def repetitions(figs: list[TargetFigures]) -> str:
@@ -234,14 +227,20 @@ def production(figs: list[TargetFigures]) -> str:
             if pts:
                 ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, facecolors=face, edgecolors=col,
                            label=f"{f.label} {'exploratory job' if kind else 'job on the best known / default'}")
+    return _over_trials(fig, ax, figs, "production job (in the order they asked)", "no production job yet",
+                        "Production jobs as trials")
+
+
+def _over_trials(fig: Figure, ax: Any, figs: list[TargetFigures], xlabel: str, empty: str, title: str) -> str:
+    """Axes of a per-trial scatter (integer x, the metric's label, a legend), or a note when nothing is there."""
     if not ax.collections:
-        _empty(ax, "no production job yet")
+        _empty(ax, empty)
     else:
-        ax.set_xlabel("production job (in the order they asked)")
+        ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(_ylabel(figs[0]))
         ax.legend(fontsize=7, loc="best")
-    ax.set_title("Production jobs as trials")
+    ax.set_title(title)
     return to_svg(fig)
 
 
