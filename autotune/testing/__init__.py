@@ -1,6 +1,6 @@
 """Contract test suites every plug-in backend passes (launchers, trackers, executors, extractors) and helpers."""
 
-from autotune.testing._executor import ExecutorContract, model_campaign
+from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract
 from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
@@ -12,4 +12,5 @@ from autotune.testing._tracker import TrackerContract
 __all__ = [
     "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
     "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "make_requests", "model_campaign",
+    "wrf_model_campaign",
 ]

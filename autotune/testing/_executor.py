@@ -32,6 +32,23 @@ def model_campaign(tmp: Path, trials: int = 4, **over: Any) -> Any:
     return parse_campaign(data, tmp)
 
 
+def wrf_model_campaign(tmp: Path, **over: Any) -> Any:
+    """WRF-CHEM's history write on Shaheen II's Lustre (seed 000) on the performance model, storage in memory:
+    the model's ridge is aggregators = stripe count. ``over`` replaces top-level keys."""
+    data: dict[str, Any] = {
+        "name": "wrf", "system": "shaheen2", "target": {"filesystem": "scratch"},
+        "app": {"command": ["wrf"], "ranks": 1280, "nodes": 40, "metric": {"extractor": "json"},
+                "pattern": {"bytes_per_rank": 1134375, "transfer_size": 11343, "layout": "strided",
+                            "library": "pnetcdf"}},
+        "space": {"use": "lustre-cray", "only": ["lustre.stripe_count", "lustre.stripe_size", "mpiio.cb_nodes",
+                                                  "mpiio.romio_cb_write"]},
+        "objective": {"metric": "write_bandwidth_mib_s"}, "launcher": {"name": "model"}, "storage": ":memory:",
+        "tracking": {"enabled": False}, "workdir": str(tmp / "work"),
+    }
+    data.update(over)
+    return parse_campaign(data, tmp)
+
+
 class ExecutorContract:
     """Subclass in a test module; provide the ``executor`` fixture (an open executor, closed by the fixture)."""
 

@@ -75,13 +75,18 @@ def test_persistent_campaign_runs_its_three_kinds_of_job(tmp_path: Path) -> None
     assert not (tmp_path / "bb").exists()  # the tear-down job removed the stand-in reservation
 
 
+def _on_local_slurm(tmp_path: Path, name: str) -> tuple[Any, dict[str, Any]]:
+    """The persistent campaign ``name`` and its launcher options, with the local Slurm up."""
+    ensure_local_slurm()
+    c = load_campaign(_campaign(tmp_path, {"name": name}))
+    assert c.persistent is not None
+    return c, {k: v for k, v in c.launcher.items() if k != "name"}
+
+
 @pytest.mark.slurm
 @pytest.mark.slow
 def test_resume_finds_the_reservation_instead_of_creating_it_again(tmp_path: Path) -> None:
-    ensure_local_slurm()
-    c = load_campaign(_campaign(tmp_path, {"name": "t2"}))
-    options = {k: v for k, v in c.launcher.items() if k != "name"}
-    assert c.persistent is not None
+    c, options = _on_local_slurm(tmp_path, "t2")
     first = set_up(c.persistent, c.study, c.system, options, c.workdir)
     job = json.loads((c.workdir / STATE_FILE).read_text())["create_job"]
     assert first == f"persistent reservation t2: created (82GiB, job {job})" and (tmp_path / "bb").is_dir()
@@ -93,10 +98,7 @@ def test_resume_finds_the_reservation_instead_of_creating_it_again(tmp_path: Pat
 @pytest.mark.slurm
 @pytest.mark.slow
 def test_resume_waits_for_the_create_job_an_interrupted_attempt_submitted(tmp_path: Path) -> None:
-    ensure_local_slurm()
-    c = load_campaign(_campaign(tmp_path, {"name": "t3"}))
-    options = {k: v for k, v in c.launcher.items() if k != "name"}
-    assert c.persistent is not None
+    c, options = _on_local_slurm(tmp_path, "t3")
     from autotune.launch._persistent import _submit, script
 
     job_dir = c.workdir / "bb-persistent"

@@ -10,12 +10,13 @@ from typing import Any
 import optuna
 import pytest
 
-from autotune.campaign import Runtime, parse_campaign, ran_trials, run_campaign
+from autotune.campaign import Runtime, ran_trials, run_campaign
 from autotune.errors import ConfigError
 from autotune.model import predict
 from autotune.model._fit import FIT_NAMES, SPAN
 from autotune.optimize._inloop import SHARE_MAX, SOURCE_ATTR, ModelArm, model_losses, share
 from autotune.space import BoundSpace, Config
+from autotune.testing import wrf_model_campaign
 
 pytest.importorskip("scipy")
 METRIC = "write_bandwidth_mib_s"
@@ -29,18 +30,9 @@ CONFIGS = [  # stripe count x aggregators x collective buffering: what a campaig
 
 def campaign(tmp: Path, **over: Any) -> Any:
     """WRF's history write on Shaheen II's Lustre, run on the model (as tests/optimize/test_local.py)."""
-    data: dict[str, Any] = {
-        "name": "inloop", "system": "shaheen2", "target": {"filesystem": "scratch"},
-        "app": {"command": ["wrf"], "ranks": 1280, "nodes": 40, "metric": {"extractor": "json"},
-                "pattern": {"bytes_per_rank": 1134375, "transfer_size": 11343, "layout": "strided", "library": "pnetcdf"}},
-        "space": {"use": "lustre-cray",
-                  "only": ["lustre.stripe_count", "lustre.stripe_size", "mpiio.cb_nodes", "mpiio.romio_cb_write"]},
-        "objective": {"metric": METRIC, "repeats": 1}, "budget": {"trials": 12},
-        "sampler": {"name": "autotune", "seed": 3, "prior": False}, "launcher": {"name": "model"},
-        "storage": ":memory:", "tracking": {"enabled": False}, "workdir": str(tmp / "work"),
-    }
-    data.update(over)
-    return parse_campaign(data, tmp)
+    return wrf_model_campaign(tmp, **{"name": "inloop", "objective": {"metric": METRIC, "repeats": 1},
+                                      "budget": {"trials": 12},
+                                      "sampler": {"name": "autotune", "seed": 3, "prior": False}, **over})
 
 
 @pytest.fixture(scope="module")

@@ -9,25 +9,17 @@ from typing import Any
 import optuna
 import pytest
 
-from autotune.campaign import Runtime, parse_campaign, ran_trials, run_campaign
+from autotune.campaign import Runtime, ran_trials, run_campaign
 from autotune.errors import ConfigError
 from autotune.optimize import AutotuneSampler, make_sampler
 from autotune.optimize._local import _apply
+from autotune.testing import wrf_model_campaign
 
 
 def campaign(tmp: Path, **over: Any) -> Any:
-    data: dict[str, Any] = {
-        "name": "local", "system": "shaheen2", "target": {"filesystem": "scratch"},
-        "app": {"command": ["wrf"], "ranks": 1280, "nodes": 40, "metric": {"extractor": "json"},
-                "pattern": {"bytes_per_rank": 1134375, "transfer_size": 11343, "layout": "strided", "library": "pnetcdf"}},
-        "space": {"use": "lustre-cray",
-                  "only": ["lustre.stripe_count", "lustre.stripe_size", "mpiio.cb_nodes", "mpiio.romio_cb_write"]},
-        "objective": {"metric": "write_bandwidth_mib_s", "repeats": 1}, "budget": {"trials": 24},
-        "sampler": {"name": "autotune", "seed": 3, "prior": False}, "launcher": {"name": "model"},
-        "storage": ":memory:", "tracking": {"enabled": False}, "workdir": str(tmp / "work"),
-    }
-    data.update(over)
-    return parse_campaign(data, tmp)
+    return wrf_model_campaign(tmp, **{"name": "local", "objective": {"metric": "write_bandwidth_mib_s", "repeats": 1},
+                                      "budget": {"trials": 24},
+                                      "sampler": {"name": "autotune", "seed": 3, "prior": False}, **over})
 
 
 def test_steps_stay_in_range_and_alignment_copies_a_value(tmp_path: Path) -> None:
