@@ -75,6 +75,13 @@ class Constants:
     page_cache_bw: float = 2.0e9            # one process copying into the page cache (buffered write)
     posix_seek: float = 0.2e-3              # per request when writers interleave in one file on the device
     posix_lock: float = 20e-6               # per request: writers of one file serialise on its inode lock
+    posix_file_bw: float = 0.25e9           # one file's write-back (one fsync'd inode); posix_bw is the device's
+    # --- MPI collectives on an oversubscribed node (busy-polling ranks wait for the scheduler) ---
+    oversub_slice: float = 4e-3             # per collective, per (ranks on the node / cores), when ranks > cores
+    mpiio_file_collectives: float = 3.0     # a shared file's MPI_File_open, _sync and _close
+    cb_call_collectives: float = 4.0        # one two-phase call: offsets allgather, requests alltoall, ntimes, a round
+    h5_file_collectives: float = 16.0       # parallel HDF5 create, superblock, flush and close of one file
+    h5_dataset_collectives: float = 3.0     # one dataset's create and collective write (H5Dcreate, set_view, ...)
 
     @property
     def bb_stream(self) -> float:

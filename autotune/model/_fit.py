@@ -29,7 +29,8 @@ from autotune.systems import SystemProfile
 # The constants fitted per target kind (``autotune model fit`` and the sampler's refit in the loop), the span
 # each may move (x1/SPAN .. xSPAN of its start) and the pull toward the start (per constant, in log units).
 FIT_NAMES: dict[str, tuple[str, ...]] = {
-    "posix": ("posix_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost", "sync_per_rank"),
+    "posix": ("posix_bw", "posix_file_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost",
+              "oversub_slice"),
     "lustre": ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
     "datawarp": ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
 }

@@ -15,7 +15,13 @@ Mechanisms (each measured on this kind of machine, shared/PLATFORM.md):
   transfer-size calls, as IOR does) is read, merged and rewritten whole: the extent a call spans,
   not its data, is copied;
 - write-back: with a timed sync the dirty pages (the data, or the windows' extent) reach the device
-  at ``posix_bw``; without it they stay in the page cache (up to ``node_dirty_max``).
+  at ``posix_bw``, and no faster than one fsync'd file flushes (``posix_file_bw`` per file, files in
+  parallel); without a sync they stay in the page cache (up to ``node_dirty_max``);
+- collectives (``collective_op``): on a node running more ranks than cores, every collective waits
+  for the scheduler (MPICH's ranks busy-poll), ``oversub_slice`` per ranks-per-core: 13 / 17 / 48 ms
+  per barrier at 3 / 4 / 8 ranks on 2 cores here, 1 us at 2. A shared file's open, sync and close,
+  each two-phase call, and parallel HDF5's metadata (per file and per dataset) are counted in
+  collectives (``*_collectives``: properties of ROMIO and HDF5, not of the site).
 """
 
 from __future__ import annotations
@@ -40,6 +46,30 @@ def copy_time(c: Constants, nbytes: float, requests: float) -> float:
     return requests * c.posix_latency / cpu + nbytes / (c.page_cache_bw * cpu)
 
 
+def collective_op(p: IOPattern, c: Constants, cores: int) -> float:
+    """Seconds of one collective over ``p``'s ranks: ``sync_per_rank`` per rank and, when a node runs more
+    ranks than ``cores``, the scheduler's wait for busy-polling ranks (``oversub_slice`` per rank per core)."""
+    t = c.sync_per_rank * p.ranks / c.cpu_factor
+    if p.ranks_per_node > cores:
+        t += c.oversub_slice * p.ranks_per_node / max(1, cores)
+    return t
+
+
+def library_terms(p: IOPattern, c: Constants, cores: int) -> list[Term]:
+    """The collectives a shared file costs besides its data: MPI-IO's open, sync and close, HDF5's metadata."""
+    if p.file_mode != "shared" or p.ranks == 1:
+        return []  # file per process: each rank opens its own file alone (MPI_COMM_SELF)
+    one = collective_op(p, c, cores)
+    terms = [Term("file collectives", "collective sync", c.mpiio_file_collectives * one,
+                  f"open, sync, close of the shared file: {c.mpiio_file_collectives:g} x {one * 1e3:.3g} ms")]
+    if p.library == "hdf5":
+        calls = calls_of(p)[0]
+        n = c.h5_file_collectives + calls * c.h5_dataset_collectives
+        terms.append(Term("HDF5 metadata", "metadata", n * one,
+                          f"{n:g} collectives: the file's and {calls} dataset write(s)' x {one * 1e3:.3g} ms"))
+    return terms
+
+
 def writeback(p: IOPattern, c: Constants, dirty: float, op: str) -> list[Term]:
     """The flush of ``dirty`` bytes when the timed region syncs (reads come from the device)."""
     if op != "write":
@@ -49,8 +79,11 @@ def writeback(p: IOPattern, c: Constants, dirty: float, op: str) -> list[Term]:
         if spill <= 0:
             return []
         return [Term("write-back", "disk", spill / c.posix_bw, "dirty pages beyond node_dirty_max")]
-    return [Term("write-back", "disk", dirty / c.posix_bw, f"{dirty / 2**20:.4g} MiB synced at"
-                 f" {c.posix_bw / 1e9:.3g} GB/s")]
+    files = p.ranks if p.file_mode == "fpp" else max(1, p.files)
+    device, per_file = dirty / c.posix_bw, dirty / files / c.posix_file_bw
+    how = (f"at {c.posix_bw / 1e9:.3g} GB/s (the device)" if device >= per_file else
+           f"{files} file(s) at {c.posix_file_bw / 1e9:.3g} GB/s each")
+    return [Term("write-back", "disk", max(device, per_file), f"{dirty / 2**20:.4g} MiB synced, {how}")]
 
 
 def posix_independent(p: IOPattern, r: Resolved, c: Constants, cores: int, op: str) -> tuple[list[Term], list[Limit]]:
@@ -79,7 +112,7 @@ def posix_independent(p: IOPattern, r: Resolved, c: Constants, cores: int, op: s
                               f"{p.ranks} writers of one file take turns"))
     if op == "read":
         terms = [Term("read transfer", "disk", p.data_bytes / c.posix_read_bw, "from the device")]
-    terms += writeback(p, c, float(p.data_bytes), op)
+    terms += writeback(p, c, float(p.data_bytes), op) + library_terms(p, c, cores)
     return terms, [Limit("client injection", p.data_bytes / max(per_rank * share, 1e-12))]
 
 
@@ -99,9 +132,10 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     per_agg = moved / aggs
     write = copy_time(c, per_agg * (2 if holes else 1), 2 * math.ceil(per_agg / cb)) * aggs  # one file: in turn
     verb = "writes" if op == "write" else "reads"
+    per_call = c.cb_call_collectives + max(0, math.ceil(per_agg / cb) - 1)  # one more per extra window round
     terms = [
-        Term("collective sync", "collective sync", calls * c.sync_per_rank * p.ranks / c.cpu_factor,
-             f"{calls} call(s) x {p.ranks} ranks"),
+        Term("collective sync", "collective sync", calls * per_call * collective_op(p, c, cores),
+             f"{calls} call(s) x {per_call:g} collectives of {p.ranks} ranks"),
         Term("exchange phase", "exchange phase", calls * gather,
              f"{aggs} aggregator(s), {parallel} at once, {call_bytes / aggs / 2**20:.3g} MiB each per call"),
         Term(f"aggregator {verb}", "aggregators", calls * write,
@@ -110,5 +144,6 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     ]
     terms += writeback(p, c, float(p.data_bytes), op) if op == "write" else [
         Term("read transfer", "disk", p.data_bytes / c.posix_read_bw, "from the device")]
+    terms += library_terms(p, c, cores)
     total = sum(t.seconds for t in terms) or 1e-12
     return terms, [Limit("aggregators", p.data_bytes / total)]

@@ -11,7 +11,7 @@ from autotune.model._datawarp import datawarp_collective, datawarp_independent
 from autotune.model._lustre import lustre_collective, lustre_independent
 from autotune.model._mpiio import calls_of
 from autotune.model._nearnode import near_metadata, near_phase
-from autotune.model._posix import posix_collective, posix_independent
+from autotune.model._posix import collective_op, posix_collective, posix_independent
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
 from autotune.model._settings import Resolved, settings_in_effect
 from autotune.pattern import IOPattern
@@ -63,7 +63,8 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
         terms, limits = _phase(pattern, r, c, fs, op, system.cores_per_node)
         if op == "write" and r.cb_probe:
             calls = calls_of(pattern)[0]
-            terms.append(Term("collective sync", "collective sync", calls * c.sync_per_rank * pattern.ranks / c.cpu_factor,
+            terms.append(Term("collective sync", "collective sync",
+                              calls * collective_op(pattern, c, system.cores_per_node),
                               "romio_cb_write=automatic: offsets exchanged per call, then independent writes"))
         terms, aggregate = enforce(pattern, r, c, fs, op, terms)
         terms.insert(0, near_metadata(pattern, c, fs, op, r.rabbit_type or None) if fs.kind in NEAR_NODE

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from autotune.model import _scenarios as S
-from autotune.model import predict
+from autotune.model import constants_for, predict
 from autotune.optimize._prior import model_ranked
 from autotune.pattern import IOPattern
 from autotune.space import load_space
@@ -51,3 +53,52 @@ def test_ior_as_an_opaque_command_gets_disable_among_the_first_model_picks() -> 
     top = model_ranked(space, "seconds", False, top=3)
     assert any(cfg.get("mpiio.romio_cb_write") == "disable" for cfg in top)
     assert all(cfg.get("mpiio.romio_cb_write") != "enable" for cfg in top)
+
+
+def _secs(pat: IOPattern, cfg: dict[str, object], **constants: float) -> float:
+    system = S.system("local")
+    base = constants_for(system, system.filesystem("disk"))
+    return predict(pat, system, "disk", cfg, constants=base.with_(**constants)).seconds
+
+
+def test_collectives_cost_a_scheduler_wait_only_on_an_oversubscribed_node() -> None:
+    off, auto = {"mpiio.romio_cb_write": "disable"}, {"mpiio.romio_cb_write": "automatic"}
+    two = IOPattern(ranks=2, nodes=1, bytes_per_rank=64 * MIB, transfer_size=MIB)  # 2 ranks on 2 cores
+    # automatic exchanges offsets once per call: on idle cores that costs microseconds ...
+    assert _secs(two, auto) == pytest.approx(_secs(two, off), rel=0.01)
+    # ... with 4 ranks on 2 cores each exchange waits for the scheduler (16 calls here)
+    assert _secs(IOR, auto) > _secs(IOR, off) + 16 * 0.5 * constants_for(
+        S.system("local"), S.system("local").filesystem("disk")).oversub_slice
+
+
+def test_more_oversubscription_costs_more_and_file_per_process_pays_no_collectives() -> None:
+    fpp = IOR.with_(file_mode="fpp", io_mode="independent")
+    for pat, cfg in ((IOR, {"mpiio.romio_cb_write": "enable"}), (COLUMNS, {"mpiio.romio_cb_write": "disable"})):
+        assert _secs(pat, cfg, oversub_slice=0.02) > _secs(pat, cfg, oversub_slice=0.002)
+    assert _secs(fpp, {}, oversub_slice=0.02) == pytest.approx(_secs(fpp, {}, oversub_slice=0.002))
+    eight = IOR.with_(ranks=8, bytes_per_rank=IOR.bytes_per_rank // 2)  # the same bytes over 4 ranks per core
+    auto = {"mpiio.romio_cb_write": "automatic"}
+    assert _secs(eight, auto) > _secs(IOR, auto)
+
+
+def test_hdf5_pays_metadata_collectives_per_dataset() -> None:
+    one = IOPattern(ranks=4, nodes=1, bytes_per_rank=8 * MIB, transfer_size=8 * MIB, library="hdf5")
+    eight = one.with_(transfer_size=MIB)  # VPIC-like: eight datasets of 1 MiB per rank
+    cfg = {"mpiio.romio_cb_write": "disable"}
+    meta = [predict(p, S.system("local"), "disk", cfg).phase("write").term("HDF5 metadata") for p in (one, eight)]
+    assert meta[0] is not None and meta[1] is not None and meta[1].seconds > meta[0].seconds
+    assert predict(one.with_(library="mpiio"), S.system("local"), "disk", cfg).phase("write").term("HDF5 metadata") is None
+
+
+def test_write_back_is_no_faster_than_the_device_nor_one_file_flush() -> None:
+    system = S.system("local")
+    c = constants_for(system, system.filesystem("disk"))
+    for pat in (IOR, IOR.with_(file_mode="fpp", io_mode="independent"), IOR.with_(ranks=2)):
+        wb = predict(pat, system, "disk", {"mpiio.romio_cb_write": "disable"}).phase("write").term("write-back")
+        files = pat.ranks if pat.file_mode == "fpp" else 1
+        assert wb is not None
+        assert wb.seconds >= pat.data_bytes / c.posix_bw * (1 - 1e-9)
+        assert wb.seconds >= pat.data_bytes / files / c.posix_file_bw * (1 - 1e-9)
+    shared = predict(IOR, system, "disk", {"mpiio.romio_cb_write": "disable"}).phase("write").term("write-back")
+    fpp = predict(IOR.with_(file_mode="fpp", io_mode="independent"), system, "disk", {}).phase("write").term("write-back")
+    assert shared is not None and fpp is not None and fpp.seconds <= shared.seconds

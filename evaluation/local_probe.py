@@ -1,0 +1,181 @@
+"""Probe this machine's fixed costs for the POSIX model: collectives, per-file costs, one file's write-back.
+
+    PYTHONPATH=$PWD .venv/bin/python -m evaluation.local_probe [--dir DIR] [--out FILE]
+
+No built-in kernel runs here: this measures what the kernels' data movement does not show, the way
+fio measures the device (``posix_bw``), and prints the values behind the local profile's constants and
+the model's collective counts (``autotune/model/_constants.py``):
+
+- ``oversub_slice``: one MPI_Barrier's seconds at 3, 4 and 8 ranks on this node's cores, divided by
+  ranks per core (MPICH's ranks busy-poll: on an oversubscribed node a collective waits for the scheduler);
+- the collectives of a shared file's MPI_File_open + _sync + _close (no data), of a parallel HDF5
+  file's create + flush + close (no dataset), of each dataset's create + a collective write of 4 bytes
+  per rank, and of one two-phase (``romio_cb_write=enable``) call of 4 bytes per rank, each as its
+  seconds over one barrier's seconds at the same rank count (4);
+- ``posix_file_bw`` and ``posix_bw``: 64 MiB written and fsync'd to one file by one process, and four
+  processes doing so to four files at once.
+Each figure is the median of ``--reps`` repetitions. Output: evaluation/results/local_probe.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "evaluation" / "results"
+MIB = 1 << 20
+
+_RANK_SCRIPT = r'''
+import os, statistics, sys
+import numpy as np
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+d, reps, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def timed(fn):
+    out = []
+    for i in range(reps):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn(i)
+        out.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return statistics.median(out)
+
+def barrier(i):
+    for _ in range(20):
+        comm.Barrier()
+
+def mpiio_file(i):
+    fh = MPI.File.Open(comm, os.path.join(d, f"m{i}.dat"), MPI.MODE_CREATE | MPI.MODE_WRONLY)
+    fh.Sync()
+    fh.Close()
+
+def two_phase(i):
+    info = MPI.Info.Create()
+    info.Set("romio_cb_write", "enable")
+    fh = MPI.File.Open(comm, os.path.join(d, f"c{i}.dat"), MPI.MODE_CREATE | MPI.MODE_WRONLY, info)
+    buf = np.ones(4, np.uint8)
+    comm.Barrier()
+    t0 = MPI.Wtime()
+    for k in range(10):
+        fh.Write_at_all((k * comm.size + comm.rank) * 4, buf)
+    dt = MPI.Wtime() - t0
+    fh.Close()
+    info.Free()
+    return dt
+
+def h5(datasets):
+    import h5py
+    def run(i):
+        f = h5py.File(os.path.join(d, f"h{datasets}-{i}.h5"), "w", driver="mpio", comm=comm)
+        for k in range(datasets):
+            ds = f.create_dataset(f"d{k}", (comm.size,), dtype="f4")
+            with ds.collective:
+                ds[comm.rank:comm.rank + 1] = np.ones(1, "f4")
+        f.flush()
+        f.close()
+    return run
+
+if what == "barrier":
+    value = timed(barrier) / 20
+elif what == "mpiio":
+    value = timed(mpiio_file)
+elif what == "twophase":
+    out = []
+    for i in range(reps):
+        out.append(comm.allreduce(two_phase(i), op=MPI.MAX))
+    value = statistics.median(out) / 10
+else:
+    value = timed(h5(int(what[2:])))
+if comm.rank == 0:
+    print(f"{value:.6g}")
+'''
+
+
+def mpi(ranks: int, what: str, work: Path, reps: int) -> float:
+    script = work / "probe_ranks.py"
+    script.write_text(_RANK_SCRIPT)
+    sub = work / f"{what}-{ranks}"
+    sub.mkdir(exist_ok=True)
+    out = subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, str(script), str(sub), str(reps), what],
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def _write_file(path: str, nbytes: int) -> None:
+    buf = b"\x5a" * MIB
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    try:
+        for _ in range(nbytes // MIB):
+            os.write(fd, buf)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def writeback(work: Path, files: int, nbytes: int, reps: int) -> float:
+    """Bytes per second of ``files`` processes each writing and fsyncing ``nbytes`` to its own file."""
+    rates = []
+    for r in range(reps):
+        paths = [str(work / f"wb{r}-{k}.dat") for k in range(files)]
+        code = "import sys; from evaluation.local_probe import _write_file; _write_file(sys.argv[1], int(sys.argv[2]))"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        t0 = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", code, p, str(nbytes)], env=env) for p in paths]
+        if any(p.wait() for p in procs):
+            raise SystemExit("local_probe: a write-back process failed")
+        rates.append(files * nbytes / (time.perf_counter() - t0))
+        for p in paths:
+            os.remove(p)
+    return statistics.median(rates)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temporary folder here)")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--out", type=Path, default=RESULTS / "local_probe.txt")
+    a = ap.parse_args(argv)
+    lines: list[str] = []
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(dir=a.dir or ROOT) as tmp:
+        work = Path(tmp)
+        say(f"load average at start: {os.getloadavg()}; cores {cores}")
+        barrier = {n: mpi(n, "barrier", work, a.reps) for n in (2, 3, 4, 8)}
+        for n, t in barrier.items():
+            say(f"MPI_Barrier, {n} ranks: {t * 1e3:.3g} ms" + (f" = {t / (n / cores) * 1e3:.3g} ms per rank per core"
+                                                                 if n > cores else ""))
+        slices = [t / (n / cores) for n, t in barrier.items() if n > cores]
+        one = barrier[4]
+        mpiio = mpi(4, "mpiio", work, a.reps)
+        two = mpi(4, "twophase", work, a.reps)
+        h0, h8 = mpi(4, "h50", work, a.reps), mpi(4, "h58", work, a.reps)
+        say(f"shared file open+sync+close (4 ranks): {mpiio * 1e3:.3g} ms = {mpiio / one:.2g} barriers")
+        say(f"two-phase call of 4 B per rank (4 ranks): {two * 1e3:.3g} ms = {two / one:.2g} barriers")
+        say(f"HDF5 file create+flush+close (4 ranks): {h0 * 1e3:.3g} ms = {h0 / one:.2g} barriers")
+        say(f"HDF5 dataset create + collective write: {(h8 - h0) / 8 * 1e3:.3g} ms = {(h8 - h0) / 8 / one:.2g} barriers")
+        file_bw = writeback(work, 1, 64 * MIB, a.reps)
+        device_bw = writeback(work, 4, 64 * MIB, a.reps)
+        say(f"write-back: one file {file_bw / 1e9:.3g} GB/s; four files at once {device_bw / 1e9:.3g} GB/s")
+        say(f"profile values: oversub_slice {statistics.median(slices):.3g} s, posix_file_bw {file_bw:.3g},"
+            f" posix_bw {device_bw:.3g}")
+        say(f"load average at end: {os.getloadavg()}")
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
