@@ -13,7 +13,7 @@ the model's collective counts (``autotune/model/_constants.py``):
   per rank, and of one two-phase (``romio_cb_write=enable``) call of 4 bytes per rank, each as its
   seconds over one barrier's seconds at the same rank count (4);
 - ``posix_file_bw`` and ``posix_bw``: 64 MiB written and fsync'd to one file by one process, and four
-  processes doing so to four files at once.
+  processes doing so to four files at once, on the disk (``--dir``) and on ``/dev/shm``.
 Each figure is the median of ``--reps`` repetitions. Output: evaluation/results/local_probe.txt.
 """
 
@@ -109,8 +109,10 @@ def mpi(ranks: int, what: str, work: Path, reps: int) -> float:
     return float(out.strip().splitlines()[-1])
 
 
-def _write_file(path: str, nbytes: int) -> None:
+def _write_file(path: str, nbytes: int, start: float) -> None:
+    """Wait until wall-clock ``start``, write ``nbytes`` and fsync; print the wall-clock end."""
     buf = b"\x5a" * MIB
+    time.sleep(max(0.0, start - time.time()))
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     try:
         for _ in range(nbytes // MIB):
@@ -118,20 +120,25 @@ def _write_file(path: str, nbytes: int) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    print(f"{time.time():.6f}", flush=True)
 
 
 def writeback(work: Path, files: int, nbytes: int, reps: int) -> float:
-    """Bytes per second of ``files`` processes each writing and fsyncing ``nbytes`` to its own file."""
+    """Bytes per second of ``files`` processes each writing and fsyncing ``nbytes`` to its own file,
+    timed from a common start (after the interpreters have started) to the last fsync's end."""
     rates = []
+    code = ("import sys; from evaluation.local_probe import _write_file;"
+            " _write_file(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for r in range(reps):
         paths = [str(work / f"wb{r}-{k}.dat") for k in range(files)]
-        code = "import sys; from evaluation.local_probe import _write_file; _write_file(sys.argv[1], int(sys.argv[2]))"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        t0 = time.perf_counter()
-        procs = [subprocess.Popen([sys.executable, "-c", code, p, str(nbytes)], env=env) for p in paths]
-        if any(p.wait() for p in procs):
+        start = time.time() + 1.0
+        procs = [subprocess.Popen([sys.executable, "-c", code, p, str(nbytes), f"{start:.6f}"], env=env,
+                                  stdout=subprocess.PIPE, text=True) for p in paths]
+        ends = [float(p.communicate()[0].strip() or "nan") for p in procs]
+        if any(p.returncode for p in procs):
             raise SystemExit("local_probe: a write-back process failed")
-        rates.append(files * nbytes / (time.perf_counter() - t0))
+        rates.append(files * nbytes / (max(ends) - start))
         for p in paths:
             os.remove(p)
     return statistics.median(rates)
@@ -140,6 +147,7 @@ def writeback(work: Path, files: int, nbytes: int, reps: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temporary folder here)")
+    ap.add_argument("--shm", default="/dev/shm", help="the memory-backed file system (the local profile's shm)")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", type=Path, default=RESULTS / "local_probe.txt")
     a = ap.parse_args(argv)
@@ -166,11 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         say(f"two-phase call of 4 B per rank (4 ranks): {two * 1e3:.3g} ms = {two / one:.2g} barriers")
         say(f"HDF5 file create+flush+close (4 ranks): {h0 * 1e3:.3g} ms = {h0 / one:.2g} barriers")
         say(f"HDF5 dataset create + collective write: {(h8 - h0) / 8 * 1e3:.3g} ms = {(h8 - h0) / 8 / one:.2g} barriers")
-        file_bw = writeback(work, 1, 64 * MIB, a.reps)
-        device_bw = writeback(work, 4, 64 * MIB, a.reps)
-        say(f"write-back: one file {file_bw / 1e9:.3g} GB/s; four files at once {device_bw / 1e9:.3g} GB/s")
-        say(f"profile values: oversub_slice {statistics.median(slices):.3g} s, posix_file_bw {file_bw:.3g},"
-            f" posix_bw {device_bw:.3g}")
+        say(f"profile value: oversub_slice {statistics.median(slices):.3g} s")
+        for fs, where in (("disk", work), ("shm", Path(a.shm))):
+            if not where.is_dir():
+                say(f"{fs}: {where} is not a folder: skipped")
+                continue
+            with tempfile.TemporaryDirectory(dir=where) as sub:
+                file_bw = writeback(Path(sub), 1, 64 * MIB, a.reps)
+                device_bw = writeback(Path(sub), 4, 64 * MIB, a.reps)
+            say(f"{fs} write-back ({where}): one file {file_bw / 1e9:.3g} GB/s; four files at once"
+                f" {device_bw / 1e9:.3g} GB/s -> posix_file_bw {file_bw:.3g}, posix_bw {device_bw:.3g}")
         say(f"load average at end: {os.getloadavg()}")
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(lines) + "\n")

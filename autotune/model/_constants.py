@@ -77,11 +77,13 @@ class Constants:
     posix_lock: float = 20e-6               # per request: writers of one file serialise on its inode lock
     posix_file_bw: float = 0.25e9           # one file's write-back (one fsync'd inode); posix_bw is the device's
     # --- MPI collectives on an oversubscribed node (busy-polling ranks wait for the scheduler) ---
+    # Counts are one barrier's time each, measured by evaluation/local_probe.py (MPICH 4.0.2 ROMIO, HDF5 1.10.8;
+    # two runs, 4 ranks): library properties, not the site's.
     oversub_slice: float = 4e-3             # per collective, per (ranks on the node / cores), when ranks > cores
-    mpiio_file_collectives: float = 3.0     # a shared file's MPI_File_open, _sync and _close
-    cb_call_collectives: float = 4.0        # one two-phase call: offsets allgather, requests alltoall, ntimes, a round
-    h5_file_collectives: float = 16.0       # parallel HDF5 create, superblock, flush and close of one file
-    h5_dataset_collectives: float = 3.0     # one dataset's create and collective write (H5Dcreate, set_view, ...)
+    mpiio_file_collectives: float = 8.0     # a shared file's MPI_File_open, _sync and _close (probe: 9.8, 6.8)
+    cb_call_collectives: float = 3.5        # one two-phase call (offsets, requests, a window round; probe: 4.0, 3.1)
+    h5_file_collectives: float = 17.0       # parallel HDF5 create, flush and close of one file (probe: 16, 19)
+    h5_dataset_collectives: float = 4.7     # one dataset's create and collective write (probe: 4.9, 4.5)
 
     @property
     def bb_stream(self) -> float:
