@@ -69,7 +69,8 @@ def _overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
 
 
 class RealSurface(SurfaceTruth):
-    """A recorded sweep (evaluation/surfaces/NAME.csv) replayed; truth = per-configuration median."""
+    """A recorded sweep (evaluation/surfaces/NAME.csv; NAME may be ``loaded/NAME``, the sweeps of a loaded
+    machine kept for comparison) replayed; truth = per-configuration median."""
 
     kind = "real"
 
@@ -104,8 +105,8 @@ class RealSurface(SurfaceTruth):
                 "repetitions_min": min(reps), "repetitions_total": sum(reps)}
 
     def campaign(self, method: str, seed: int, trials: int) -> Campaign:
-        data = sweep_campaign(self.name, 0)
-        data.update(_overrides(method, seed, trials), name=f"{self.name}-{method}-s{seed}",
+        data = sweep_campaign(Path(self.name).name, 0)  # NAME or DIR/NAME (loaded/NAME: an older sweep)
+        data.update(_overrides(method, seed, trials), name=f"{self.name.replace('/', '-')}-{method}-s{seed}",
                     launcher={"name": "replay", "surface": str(self.path)}, workdir="/tmp/autotune-surface-eval")
         return parse_campaign(data, self.path.parent)
 
