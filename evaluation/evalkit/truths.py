@@ -105,8 +105,8 @@ class RealSurface(SurfaceTruth):
                 "repetitions_min": min(reps), "repetitions_total": sum(reps)}
 
     def campaign(self, method: str, seed: int, trials: int) -> Campaign:
-        data = sweep_campaign(Path(self.name).name, 0)  # NAME or DIR/NAME (loaded/NAME: an older sweep)
-        data.update(_overrides(method, seed, trials), name=f"{self.name.replace('/', '-')}-{method}-s{seed}",
+        data = sweep_campaign(Path(self.name).name, 0)  # loaded/NAME: the same campaigns as NAME had
+        data.update(_overrides(method, seed, trials), name=f"{Path(self.name).name}-{method}-s{seed}",
                     launcher={"name": "replay", "surface": str(self.path)}, workdir="/tmp/autotune-surface-eval")
         return parse_campaign(data, self.path.parent)
 

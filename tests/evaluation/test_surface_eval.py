@@ -35,6 +35,14 @@ def test_a_real_surface_truth_is_the_median_and_knows_its_noise_floor(surface: R
     assert surface.noise_floor() == pytest.approx(0.0)  # the twins (cb_nodes with cb disabled) are equal here
 
 
+def test_an_older_sweep_in_a_subfolder_replays_with_the_same_campaigns(surface: RealSurface, tmp_path: Path) -> None:
+    (tmp_path / "loaded").mkdir()
+    (tmp_path / "ior-strided-disk.csv").rename(tmp_path / "loaded" / "ior-strided-disk.csv")
+    old = RealSurface("loaded/ior-strided-disk", tmp_path)
+    assert old.optimum == surface.optimum
+    assert old.campaign("random", 3, 5).study == surface.campaign("random", 3, 5).study  # the same draws
+
+
 def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface) -> None:
     se._TRUTHS["ior-strided-disk"] = surface
     try:
@@ -49,6 +57,8 @@ def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface
             "records": records}
     md = markdown(data)
     assert "| random |" in md and "target <= 5%" in md and "overstatement" in md
+    curveless = [{k: v for k, v in r.items() if k != "regret_curve"} for r in records]  # --no-curves
+    assert markdown({**data, "records": curveless}) == md
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
