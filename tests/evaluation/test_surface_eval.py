@@ -43,6 +43,18 @@ def test_an_older_sweep_in_a_subfolder_replays_with_the_same_campaigns(surface: 
     assert old.campaign("random", 3, 5).study == surface.campaign("random", 3, 5).study  # the same draws
 
 
+def test_a_pooled_method_runs_the_same_campaign_and_recommends_by_physical_configuration(surface: RealSurface) -> None:
+    se._TRUTHS["ior-strided-disk"] = surface
+    try:
+        plain, pooled = (se.run_task(("ior-strided-disk", m, 1, 10)) for m in ("random", "random-pool"))
+    finally:
+        se._TRUTHS.pop("ior-strided-disk")
+    assert plain["repetitions"] == pooled["repetitions"] and plain["gain"] == pooled["gain"]  # the same runs
+    twins = [c for c in surface.space.grid() if c["mpiio.romio_cb_write"] == "disable"
+             and c["mpiio.romio_ds_write"] == "automatic"]
+    assert len({surface.physical(c) for c in twins}) == 1 and len(twins) == 3
+
+
 def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface) -> None:
     se._TRUTHS["ior-strided-disk"] = surface
     try:
