@@ -31,7 +31,7 @@ import numpy as np
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
 from autotune.campaign._confirm import TOP, confirm
-from autotune.optimize import Candidate, model_ranked, remeasure
+from autotune.optimize import Candidate, model_ranked, recommend, remeasure
 from evaluation.evalkit.bias import gain_record
 from evaluation.evalkit.methods import SEARCH, gp_available
 from evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_truth, real_surfaces
@@ -39,6 +39,7 @@ from evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_t
 CHECKPOINTS = (5, 10, 20)
 CONFIRM_ROUNDS = 3  # as a campaign's default objective.confirm
 METHODS = (*SEARCH, "model-first", "refit", "cold")
+POOLED = "-pool"  # METHOD-pool: METHOD's campaigns, recommending with twins' repetitions pooled
 _TRUTHS: dict[str, SurfaceTruth] = {}
 
 
@@ -48,8 +49,10 @@ def truth(name: str) -> SurfaceTruth:
     return _TRUTHS[name]
 
 
-def recommended(tr: SurfaceTruth, c: Any, outcomes: list[TrialOutcome], seed: int, k: int) -> tuple[Any, float]:
-    """What the campaign recommends after ``k`` trials, and the extra benchmark seconds that took."""
+def recommended(tr: SurfaceTruth, c: Any, outcomes: list[TrialOutcome], seed: int, k: int,
+                pooled: bool = False) -> tuple[Any, float]:
+    """What the campaign recommends after ``k`` trials, and the extra benchmark seconds that took. ``pooled``:
+    the repetitions of trials that are one physical configuration (``SurfaceTruth.physical``) are pooled."""
     ok = [(i, o) for i, o in enumerate(outcomes[:k]) if o.ok]
     if not ok:
         return tr.space.default_config(), 0.0
@@ -63,11 +66,27 @@ def recommended(tr: SurfaceTruth, c: Any, outcomes: list[TrialOutcome], seed: in
                 vals.append(v)
                 extra[0] += s
             return vals
-        cands = [Candidate(i, [v for v in o.repetitions if v is not None]) for i, o in ok]
+        cands = _pooled(tr, outcomes, ok) if pooled else [Candidate(i, _ok(o)) for i, o in ok]
         pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate)
         return outcomes[pick.key if pick else ok[0][0]].config, extra[0]
+    if pooled:
+        best = recommend(_pooled(tr, outcomes, ok), c.objective.aggregate, True)
+        return outcomes[best.key if best else ok[0][0]].config, 0.0
     i, _ = max(ok, key=lambda t: float(t[1].value or 0.0))
     return outcomes[i].config, 0.0
+
+
+def _ok(o: TrialOutcome) -> list[float]:
+    return [v for v in o.repetitions if v is not None]
+
+
+def _pooled(tr: SurfaceTruth, outcomes: list[TrialOutcome], ok: list[tuple[int, TrialOutcome]]) -> list[Candidate]:
+    """One candidate per physical configuration (twins: ``SurfaceTruth.physical``): the first trial's key with the
+    repetitions of all its twins (``METHOD-pool``; tried for issue 12 and not adopted, see the README)."""
+    groups: dict[str, Candidate] = {}
+    for i, o in ok:
+        groups.setdefault(tr.physical(o.config), Candidate(i, [])).values.extend(_ok(o))
+    return list(groups.values())
 
 
 def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
@@ -83,7 +102,8 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
                    trials_to_95=1 if reg <= 0.05 else None, bench_seconds_to_95=secs if reg <= 0.05 else None,
                    bench_seconds=secs, config=cfg)
         return rec
-    c = tr.campaign(method, seed, trials)
+    search, pooled = (method.removesuffix(POOLED), True) if method.endswith(POOLED) else (method, False)
+    c = tr.campaign(search, seed, trials)  # METHOD-pool: METHOD's very campaign (the same runs), pooled recommendation
     outcomes: list[TrialOutcome] = []
     t0 = time.perf_counter()
     res = CampaignLoop(c, runtime=Runtime.build(c), out=io.StringIO(), progress=False, on_trial=outcomes.append).run()
@@ -94,7 +114,7 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     cum = np.cumsum([sum(float(r.get("wall_s", 0.0)) for r in o.run_info) for o in outcomes]) if outcomes else [0.0]
     curve, bench = [], []
     for k in range(1, trials + 1):
-        cfg, extra = recommended(tr, c, outcomes, seed, k)
+        cfg, extra = recommended(tr, c, outcomes, seed, k, pooled)
         curve.append(tr.regret(cfg))
         bench.append(float(cum[min(k, len(outcomes)) - 1]) + extra)
     hit = next((k for k in range(1, trials + 1) if curve[k - 1] <= 0.05), None)
@@ -153,6 +173,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--render", action="store_true", help="only write the Markdown again from OUT")
     p.add_argument("--merge", help="add the truths and records of an earlier run's JSON (other truths)")
+    p.add_argument("--no-curves", action="store_true",
+                   help="store no per-trial regret curves (no table reads them; the JSON is ~25%% smaller)")
     return p.parse_args(argv)
 
 
@@ -195,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(f"merged from an earlier run: {', '.join(t['truth'] for t in earlier['truths'])} "
                      f"(`{earlier['meta']['command']}`, {earlier['meta']['seconds']:.0f} s; notes: "
                      f"{'; '.join(earlier['meta'].get('notes', [])) or 'none'})")
+    if a.no_curves:
+        records = [{k: v for k, v in r.items() if k != "regret_curve"} for r in records]
     data = {"meta": {"command": command,
                      "seeds": a.seeds, "gp_seeds": gp_seeds, "trials": a.trials, "methods": methods, "notes": notes,
                      "seconds": round(time.monotonic() - started, 1)},

@@ -121,6 +121,20 @@ def loop_lines(records: list[dict[str, Any]], table: dict[tuple[str, str], dict[
     return out
 
 
+def floor_line(records: list[dict[str, Any]], truths: list[dict[str, Any]], trials: int) -> list[str]:
+    """Per method, the share of campaigns on real surfaces whose regret at the end is within their truth's noise
+    floor (a regret the truth cannot tell from a twin of the optimum)."""
+    floor = {t["truth"]: t["noise_floor"] for t in truths if t.get("noise_floor") is not None}
+    by: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        if r["truth"] in floor and str(trials) in r["regret"]:
+            by[r["method"]].append(r["regret"][str(trials)] <= floor[r["truth"]])
+    if not by:
+        return []
+    return [f"- regret after {trials} trials within the truth's noise floor: "
+            + ", ".join(f"{m} {np.mean(v):.0%}" for m, v in sorted(by.items()))]
+
+
 def gain_lines(records: list[dict[str, Any]]) -> list[str]:
     """Best-of-N's claimed gain over the default against the truth, and the confirmation's (real surfaces)."""
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -143,6 +157,12 @@ def gain_lines(records: list[dict[str, Any]]) -> list[str]:
                    f"{_med(over):+.0%} | {_med([g['confirmed_margin'] for g in gs]):+.0%} | {_med(conf_over):+.0%} | "
                    f"{_med([g['true_of_recommended'] for g in gs]):+.0%} | {np.mean([g['proven'] for g in gs]):.0%} | "
                    f"{_med([g['exported_settings'] for g in gs]):.0f} / {_med([g['best_settings_changed'] for g in gs]):.0f} |")
+    proven: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        if r.get("gain"):
+            proven[r["truth"]].append(r["gain"]["proven"])
+    out += ["", "Proven (the confirmation's 95% interval above zero), per surface: "
+            + ", ".join(f"{t} {np.mean(v):.0%}" for t, v in sorted(proven.items()))]
     return out
 
 
@@ -177,6 +197,8 @@ def markdown(data: dict[str, Any]) -> str:
                          f"{r['trials_to_95']:.1f} | {r['seconds_to_95']:.1f} | {r['reached']:.0%} | "
                          f"{_pct(r['confirmed@10'])} / {_pct(r['confirmed@20'])} |")
         lines += ["", *[f"- {t}" for t in targets(table, kind)]]
+        if kind == "real":
+            lines += floor_line(records, data["truths"], trials)
     lines += loop_lines(records, table, trials)
     lines += gain_lines(records)
     lines += ["", "## Per truth (median regret@10 / @20, trials to 95%)", ""]

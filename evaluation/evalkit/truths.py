@@ -48,6 +48,13 @@ class SurfaceTruth:
         """One noisy repetition (value, seconds) of ``config``, seeded by ``key``."""
         raise NotImplementedError
 
+    def physical(self, config: Config) -> str:
+        """The key of ``config`` with its settings that cannot act at their defaults (e.g. cb_nodes with collective
+        buffering disabled): configurations with the same key are physically the same (twins)."""
+        default = self.space.default_config()
+        dead = inert(config, self.space.pattern.phases)
+        return config_key({k: default.get(k) if k in dead else v for k, v in config.items()})
+
     def regret(self, config: Config) -> float:
         return max(0.0, 1.0 - self.value(config) / self.optimum)
 
@@ -69,7 +76,8 @@ def _overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
 
 
 class RealSurface(SurfaceTruth):
-    """A recorded sweep (evaluation/surfaces/NAME.csv) replayed; truth = per-configuration median."""
+    """A recorded sweep (evaluation/surfaces/NAME.csv; NAME may be ``loaded/NAME``, the sweeps of a loaded
+    machine kept for comparison) replayed; truth = per-configuration median."""
 
     kind = "real"
 
@@ -86,15 +94,11 @@ class RealSurface(SurfaceTruth):
         """How far apart the truth puts configurations that are physically the same (they differ only in
         settings that cannot act, e.g. cb_nodes with collective buffering disabled): the median over such
         twin groups of 1 - lowest median / highest median. Regrets below it are within the truth's noise."""
-        default = self.space.default_config()
         groups: dict[str, list[float]] = {}
         for cfg in self.space.grid():
             key = config_key(cfg)
-            if key not in self.medians:
-                continue
-            dead = inert(cfg, self.space.pattern.phases)
-            twin = config_key({k: default.get(k) if k in dead else v for k, v in cfg.items()})
-            groups.setdefault(twin, []).append(self.medians[key])
+            if key in self.medians:
+                groups.setdefault(self.physical(cfg), []).append(self.medians[key])
         spreads = [1 - min(v) / max(v) for v in groups.values() if len(v) > 1 and max(v) > 0]
         return float(np.median(spreads)) if spreads else None
 
@@ -104,8 +108,8 @@ class RealSurface(SurfaceTruth):
                 "repetitions_min": min(reps), "repetitions_total": sum(reps)}
 
     def campaign(self, method: str, seed: int, trials: int) -> Campaign:
-        data = sweep_campaign(self.name, 0)
-        data.update(_overrides(method, seed, trials), name=f"{self.name}-{method}-s{seed}",
+        data = sweep_campaign(Path(self.name).name, 0)  # loaded/NAME: the same campaigns as NAME had
+        data.update(_overrides(method, seed, trials), name=f"{Path(self.name).name}-{method}-s{seed}",
                     launcher={"name": "replay", "surface": str(self.path)}, workdir="/tmp/autotune-surface-eval")
         return parse_campaign(data, self.path.parent)
 

@@ -35,6 +35,26 @@ def test_a_real_surface_truth_is_the_median_and_knows_its_noise_floor(surface: R
     assert surface.noise_floor() == pytest.approx(0.0)  # the twins (cb_nodes with cb disabled) are equal here
 
 
+def test_an_older_sweep_in_a_subfolder_replays_with_the_same_campaigns(surface: RealSurface, tmp_path: Path) -> None:
+    (tmp_path / "loaded").mkdir()
+    (tmp_path / "ior-strided-disk.csv").rename(tmp_path / "loaded" / "ior-strided-disk.csv")
+    old = RealSurface("loaded/ior-strided-disk", tmp_path)
+    assert old.optimum == surface.optimum
+    assert old.campaign("random", 3, 5).study == surface.campaign("random", 3, 5).study  # the same draws
+
+
+def test_a_pooled_method_runs_the_same_campaign_and_recommends_by_physical_configuration(surface: RealSurface) -> None:
+    se._TRUTHS["ior-strided-disk"] = surface
+    try:
+        plain, pooled = (se.run_task(("ior-strided-disk", m, 1, 10)) for m in ("random", "random-pool"))
+    finally:
+        se._TRUTHS.pop("ior-strided-disk")
+    assert plain["repetitions"] == pooled["repetitions"] and plain["gain"] == pooled["gain"]  # the same runs
+    twins = [c for c in surface.space.grid() if c["mpiio.romio_cb_write"] == "disable"
+             and c["mpiio.romio_ds_write"] == "automatic"]
+    assert len({surface.physical(c) for c in twins}) == 1 and len(twins) == 3
+
+
 def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface) -> None:
     se._TRUTHS["ior-strided-disk"] = surface
     try:
@@ -49,6 +69,8 @@ def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface
             "records": records}
     md = markdown(data)
     assert "| random |" in md and "target <= 5%" in md and "overstatement" in md
+    curveless = [{k: v for k, v in r.items() if k != "regret_curve"} for r in records]  # --no-curves
+    assert markdown({**data, "records": curveless}) == md
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
