@@ -12,6 +12,7 @@ the model's collective counts (``autotune/model/_constants.py``):
   file's create + flush + close (no dataset), of each dataset's create + a collective write of 4 bytes
   per rank, and of one two-phase (``romio_cb_write=enable``) call of 4 bytes per rank, each as its
   seconds over one barrier's seconds at the same rank count (4);
+- ``exchange_bw``: 16 MiB messages exchanged by rank pairs (MPI_Sendrecv) at 2 ranks (and at 4, oversubscribed);
 - ``posix_file_bw`` and ``posix_bw``: 64 MiB written and fsync'd to one file by one process, and four
   processes doing so to four files at once, on the disk (``--dir``) and on ``/dev/shm``.
 Each figure is the median of ``--reps`` repetitions. Output: evaluation/results/local_probe.txt.
@@ -83,8 +84,16 @@ def h5(datasets):
         f.close()
     return run
 
+def p2p(i):
+    peer = comm.rank ^ 1
+    send, recv = np.ones(16 << 20, np.uint8), np.empty(16 << 20, np.uint8)
+    for _ in range(4):
+        comm.Sendrecv(send, peer, recvbuf=recv, source=peer)
+
 if what == "barrier":
     value = timed(barrier) / 20
+elif what == "p2p":
+    value = 4 * (16 << 20) / timed(p2p)
 elif what == "mpiio":
     value = timed(mpiio_file)
 elif what == "twophase":
@@ -170,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         mpiio = mpi(4, "mpiio", work, a.reps)
         two = mpi(4, "twophase", work, a.reps)
         h0, h8 = mpi(4, "h50", work, a.reps), mpi(4, "h58", work, a.reps)
+        p2p = {n: mpi(n, "p2p", work, a.reps) for n in (2, 4)}
+        for n, bw in p2p.items():
+            say(f"point-to-point, {n} ranks in pairs, 16 MiB messages: {bw / 1e9:.3g} GB/s per rank")
         say(f"shared file open+sync+close (4 ranks): {mpiio * 1e3:.3g} ms = {mpiio / one:.2g} barriers")
         say(f"two-phase call of 4 B per rank (4 ranks): {two * 1e3:.3g} ms = {two / one:.2g} barriers")
         say(f"HDF5 file create+flush+close (4 ranks): {h0 * 1e3:.3g} ms = {h0 / one:.2g} barriers")

@@ -117,27 +117,38 @@ def posix_independent(p: IOPattern, r: Resolved, c: Constants, cores: int, op: s
 
 
 def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: str) -> tuple[list[Term], list[Limit]]:
-    """Two-phase I/O through ``r.aggregators`` aggregators writing ``r.cb_buffer`` windows."""
+    """Two-phase I/O through ``r.aggregators`` aggregators writing ``r.cb_buffer`` windows.
+
+    As ROMIO's ``ad_write_coll.c``: each call's file range (its extent: a block per rank in transfer-size
+    calls spans the blocks' gaps) is cut into one domain per aggregator, written in ``ceil(domain /
+    cb_buffer_size)`` rounds; each round is a collective (its sizes' all-to-all) and a message from every
+    rank with data there. A window holding pieces of several ranks with gaps between them (blocks smaller
+    than the window) is read, merged and rewritten whole. On an oversubscribed node every collective and
+    every message hand-over waits for the scheduler (``collective_op``).
+    """
     calls, call_bytes = calls_of(p)
     aggs = max(1, r.aggregators)
     cb = float(r.cb_buffer)
-    if p.layout == "contiguous" and p.bytes_per_rank > p.transfer_size:
-        extent = (p.ranks - 1) * p.bytes_per_rank + p.transfer_size  # a block per rank: holes between
-        windows = min(math.ceil(extent / cb), p.ranks * (math.ceil(p.transfer_size / cb) + 1))
-        moved, holes = windows * cb, True
-    else:
-        moved, holes = call_bytes, False
+    blocks = p.layout == "contiguous" and p.bytes_per_rank > p.transfer_size  # one transfer of each block per call
+    extent = (p.ranks - 1) * p.bytes_per_rank + p.transfer_size if blocks else call_bytes
+    rounds = max(1, math.ceil(extent / aggs / cb))
+    holes = blocks and p.bytes_per_rank < cb
+    moved = min(extent, rounds * aggs * cb) if holes else call_bytes
     parallel = min(aggs, cores * p.nodes)
-    gather = exchange_time(p, c, call_bytes, aggs) * aggs / parallel
+    one = collective_op(p, c, cores)
+    wait = one - c.sync_per_rank * p.ranks / c.cpu_factor  # the scheduler's part of a hand-over
+    messages = p.ranks / aggs * (1 if blocks else rounds)  # per aggregator per call
+    gather = (exchange_time(p, c, call_bytes, aggs) + messages * wait) * aggs / parallel
     per_agg = moved / aggs
-    write = copy_time(c, per_agg * (2 if holes else 1), 2 * math.ceil(per_agg / cb)) * aggs  # one file: in turn
+    write = copy_time(c, per_agg * (2 if holes else 1), 2 * rounds) * aggs  # one file: in turn
     verb = "writes" if op == "write" else "reads"
-    per_call = c.cb_call_collectives + max(0, math.ceil(per_agg / cb) - 1)  # one more per extra window round
+    per_call = c.cb_call_collectives - 1 + rounds  # the probe's one-round call, plus one per extra round
     terms = [
-        Term("collective sync", "collective sync", calls * per_call * collective_op(p, c, cores),
-             f"{calls} call(s) x {per_call:g} collectives of {p.ranks} ranks"),
+        Term("collective sync", "collective sync", calls * per_call * one,
+             f"{calls} call(s) x {per_call:g} collectives of {p.ranks} ranks ({rounds} round(s))"),
         Term("exchange phase", "exchange phase", calls * gather,
-             f"{aggs} aggregator(s), {parallel} at once, {call_bytes / aggs / 2**20:.3g} MiB each per call"),
+             f"{aggs} aggregator(s), {parallel} at once, {call_bytes / aggs / 2**20:.3g} MiB and {messages:.3g}"
+             " message(s) each per call"),
         Term(f"aggregator {verb}", "aggregators", calls * write,
              f"{moved / 2**20:.4g} MiB per call in {cb / 2**20:.3g} MiB windows"
              + (" read, merged and rewritten (holes)" if holes else "")),
