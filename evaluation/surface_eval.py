@@ -101,6 +101,10 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
         rec.update(regret={str(k): reg for k in CHECKPOINTS if k <= trials}, regret_curve=[reg] * trials,
                    trials_to_95=1 if reg <= 0.05 else None, bench_seconds_to_95=secs if reg <= 0.05 else None,
                    bench_seconds=secs, config=cfg)
+        if tr.kind == "real":
+            phys = tr.physical_regret(cfg)
+            rec.update(physical_regret={str(k): phys for k in CHECKPOINTS if k <= trials},
+                       physical_trials_to_95=1 if phys <= 0.05 else None)
         return rec
     search, pooled = (method.removesuffix(POOLED), True) if method.endswith(POOLED) else (method, False)
     c = tr.campaign(search, seed, trials)  # METHOD-pool: METHOD's very campaign (the same runs), pooled recommendation
@@ -112,10 +116,11 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     if isinstance(prior, dict) and prior.get("refit"):
         rec["loop"] = loop_record(res.study)
     cum = np.cumsum([sum(float(r.get("wall_s", 0.0)) for r in o.run_info) for o in outcomes]) if outcomes else [0.0]
-    curve, bench = [], []
+    curve, bench, phys = [], [], []
     for k in range(1, trials + 1):
         cfg, extra = recommended(tr, c, outcomes, seed, k, pooled)
         curve.append(tr.regret(cfg))
+        phys.append(tr.physical_regret(cfg))
         bench.append(float(cum[min(k, len(outcomes)) - 1]) + extra)
     hit = next((k for k in range(1, trials + 1) if curve[k - 1] <= 0.05), None)
     rec.update(regret={str(k): curve[k - 1] for k in CHECKPOINTS if k <= trials}, regret_curve=curve,
@@ -126,6 +131,8 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     rec["confirmed_extra_seconds"] = {k: secs for k, (_, secs) in confirmed.items()}
     if tr.kind == "real":
         rec["gain"] = gain_record(tr, c.study, seed, outcomes, CONFIRM_ROUNDS)
+        rec["physical_regret"] = {str(k): phys[k - 1] for k in CHECKPOINTS if k <= trials}
+        rec["physical_trials_to_95"] = next((k for k in range(1, trials + 1) if phys[k - 1] <= 0.05), None)
     return rec
 
 

@@ -58,6 +58,10 @@ class SurfaceTruth:
     def regret(self, config: Config) -> float:
         return max(0.0, 1.0 - self.value(config) / self.optimum)
 
+    def physical_regret(self, config: Config) -> float:
+        """Regret scored by physical configuration (twins' runs pooled); the model's truths have no twins."""
+        return self.regret(config)
+
     def seconds(self, config: Config) -> float:
         """A typical run time of ``config`` (the benchmark cost of a one-shot method)."""
         return float(np.median([self.draw(config, [i])[1] for i in range(5)]))
@@ -89,6 +93,14 @@ class RealSurface(SurfaceTruth):
         best = max(self.medians, key=lambda k: self.medians[k])
         self.optimum = self.medians[best]
         self.optimum_config = next(c for c in self.space.grid() if config_key(c) == best)
+        # the same truth with twins (configurations that differ only in settings that cannot act) as one
+        # configuration: every run of the twins pooled, their median the value
+        pooled: dict[str, list[float]] = {}
+        for cfg in self.space.grid():
+            runs = [float(v) for v, _ in self.recording.runs.get(config_key(cfg), []) if v is not None]
+            pooled.setdefault(self.physical(cfg), []).extend(runs)
+        self.physical_medians = {k: float(np.median(v)) for k, v in pooled.items() if v}
+        self.physical_optimum = max(self.physical_medians.values())
 
     def noise_floor(self) -> float | None:
         """How far apart the truth puts configurations that are physically the same (they differ only in
@@ -115,6 +127,9 @@ class RealSurface(SurfaceTruth):
 
     def value(self, config: Config) -> float:
         return self.medians.get(config_key(config), 0.0)
+
+    def physical_regret(self, config: Config) -> float:
+        return max(0.0, 1.0 - self.physical_medians.get(self.physical(config), 0.0) / self.physical_optimum)
 
     def draw(self, config: Config, key: list[int]) -> tuple[float, float]:
         runs = [r for r in self.recording.runs.get(config_key(config), []) if r[0] is not None]
