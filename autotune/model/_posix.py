@@ -129,7 +129,9 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     calls, call_bytes = calls_of(p)
     aggs = max(1, r.aggregators)
     cb = float(r.cb_buffer)
-    blocks = p.layout == "contiguous" and p.bytes_per_rank > p.transfer_size  # one transfer of each block per call
+    # a block per rank written in transfer-size calls (IOR): each call spans the blocks' gaps. An HDF5 pattern's
+    # calls are its datasets (VPIC: one per variable), each laid out rank after rank: no gaps.
+    blocks = p.layout == "contiguous" and p.bytes_per_rank > p.transfer_size and p.library != "hdf5"
     extent = (p.ranks - 1) * p.bytes_per_rank + p.transfer_size if blocks else call_bytes
     rounds = max(1, math.ceil(extent / aggs / cb))
     holes = blocks and p.bytes_per_rank < cb

@@ -102,3 +102,14 @@ def test_write_back_is_no_faster_than_the_device_nor_one_file_flush() -> None:
     shared = predict(IOR, system, "disk", {"mpiio.romio_cb_write": "disable"}).phase("write").term("write-back")
     fpp = predict(IOR.with_(file_mode="fpp", io_mode="independent"), system, "disk", {}).phase("write").term("write-back")
     assert shared is not None and fpp is not None and fpp.seconds <= shared.seconds
+
+
+def test_hdf5_datasets_are_laid_out_rank_after_rank_without_holes() -> None:
+    # VPIC: eight datasets (one per variable), each written by one call with the ranks' pieces adjacent;
+    # the same calls through MPI-IO blocks (IOR) span the gaps between the ranks' blocks
+    vpic = IOPattern(ranks=2, nodes=1, bytes_per_rank=8 * MIB, transfer_size=MIB, library="hdf5")
+    cfg = {"mpiio.romio_cb_write": "enable", "mpiio.cb_nodes": 1, "mpiio.cb_buffer_size": MIB}
+    h5 = predict(vpic, S.system("local"), "disk", cfg).phase("write").term("aggregator writes")
+    ior = predict(vpic.with_(library="mpiio"), S.system("local"), "disk", cfg).phase("write").term("aggregator writes")
+    assert h5 is not None and ior is not None
+    assert "holes" not in h5.detail and h5.seconds < ior.seconds
