@@ -12,6 +12,7 @@ the model's collective counts (``autotune/model/_constants.py``):
   file's create + flush + close (no dataset), of each dataset's create + a collective write of 4 bytes
   per rank, and of one two-phase (``romio_cb_write=enable``) call of 4 bytes per rank, each as its
   seconds over one barrier's seconds at the same rank count (4);
+- ``posix_latency`` and ``page_cache_bw``: one process's 4 KiB and 4 MiB buffered writes (no fsync);
 - ``exchange_bw``: 16 MiB messages exchanged by rank pairs (MPI_Sendrecv) at 2 ranks (and at 4, oversubscribed);
 - ``posix_file_bw`` and ``posix_bw``: 64 MiB written and fsync'd to one file by one process, and four
   processes doing so to four files at once, on the disk (``--dir``) and on ``/dev/shm``.
@@ -153,6 +154,28 @@ def writeback(work: Path, files: int, nbytes: int, reps: int) -> float:
     return statistics.median(rates)
 
 
+def syscalls(work: Path, reps: int) -> tuple[float, float]:
+    """(seconds per 4 KiB pwrite into the page cache, bytes/s of 4 MiB buffered writes): one process, no fsync."""
+    lat, bw = [], []
+    small, big = b"\x5a" * 4096, b"\x5a" * (4 * MIB)
+    for r in range(reps):
+        path = work / f"sc{r}.dat"
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        try:
+            t0 = time.perf_counter()
+            for k in range(4096):
+                os.pwrite(fd, small, k * 4096)
+            lat.append((time.perf_counter() - t0) / 4096)
+            t0 = time.perf_counter()
+            for k in range(64):
+                os.pwrite(fd, big, 16 * MIB + k * 4 * MIB)
+            bw.append(256 * MIB / (time.perf_counter() - t0))
+        finally:
+            os.close(fd)
+            os.remove(path)
+    return statistics.median(lat), statistics.median(bw)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temporary folder here)")
@@ -187,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         say(f"HDF5 file create+flush+close (4 ranks): {h0 * 1e3:.3g} ms = {h0 / one:.2g} barriers")
         say(f"HDF5 dataset create + collective write: {(h8 - h0) / 8 * 1e3:.3g} ms = {(h8 - h0) / 8 / one:.2g} barriers")
         say(f"profile value: oversub_slice {statistics.median(slices):.3g} s")
+        lat, copy = syscalls(work, a.reps)
+        say(f"page cache (one process, no fsync): a 4 KiB pwrite {lat * 1e6:.3g} us -> posix_latency {lat:.3g};"
+            f" 4 MiB writes {copy / 1e9:.3g} GB/s -> page_cache_bw {copy:.3g}")
         for fs, where in (("disk", work), ("shm", Path(a.shm))):
             if not where.is_dir():
                 say(f"{fs}: {where} is not a folder: skipped")

@@ -142,7 +142,8 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     messages = p.ranks / aggs * (1 if blocks else rounds)  # per aggregator per call
     gather = (exchange_time(p, c, call_bytes, aggs) + messages * wait) * aggs / parallel
     per_agg = moved / aggs
-    write = copy_time(c, per_agg * (2 if holes else 1), 2 * rounds) * aggs  # one file: in turn
+    # per round a write (and, with holes, the read before it); one file: the aggregators take turns
+    write = copy_time(c, per_agg * (2 if holes else 1), rounds * (2 if holes else 1)) * aggs
     verb = "writes" if op == "write" else "reads"
     per_call = c.cb_call_collectives - 1 + rounds  # the probe's one-round call, plus one per extra round
     terms = [
