@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import multiprocessing
 import os
 import shlex
@@ -186,12 +185,13 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evaluation.evalkit import store
     from evaluation.evalkit.surface_report import markdown
 
     a = _args(argv)
     out = Path(a.out)
     if a.render:
-        out.with_suffix(".md").write_text(markdown(json.loads(out.read_text())))
+        out.with_suffix(".md").write_text(markdown(store.load(out)))
         return 0
     started = time.monotonic()
     names = a.truths or [*real_surfaces(), *(f"{s}~{v}" for s, v in STRUCTURAL)]
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{i}/{len(tasks)} campaigns {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     command = shlex.join(["python", "-m", "evaluation.surface_eval", *(argv or sys.argv[1:])])
     if a.merge:
-        earlier = json.loads(Path(a.merge).read_text())
+        earlier = store.load(Path(a.merge))
         truths += earlier["truths"]
         records += earlier["records"]
         notes.append(f"merged from an earlier run: {', '.join(t['truth'] for t in earlier['truths'])} "
@@ -231,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                      "seconds": round(time.monotonic() - started, 1)},
             "truths": truths, "records": sorted(records, key=lambda r: (r["truth"], r["method"], r["seed"]))}
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(_rounded(data), default=str, separators=(",", ":")) + "\n")
+    data = _rounded(data)  # the tables from what is committed, so --render reproduces them
+    store.save(out, data)  # OUT (meta, truths) and OUT's stem + .records.parquet
     out.with_suffix(".md").write_text(markdown(data))
     print(f"wrote {out} and {out.with_suffix('.md')} in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
