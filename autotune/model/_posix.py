@@ -46,13 +46,15 @@ def copy_time(c: Constants, nbytes: float, requests: float) -> float:
     return requests * c.posix_latency / cpu + nbytes / (c.page_cache_bw * cpu)
 
 
+def scheduler_wait(p: IOPattern, c: Constants, cores: int) -> float:
+    """Seconds a hand-over between ranks waits for the scheduler: ``oversub_slice`` per rank per core when a
+    node runs more ranks than ``cores`` (MPICH's ranks busy-poll), else nothing."""
+    return c.oversub_slice * p.ranks_per_node / max(1, cores) if p.ranks_per_node > cores else 0.0
+
+
 def collective_op(p: IOPattern, c: Constants, cores: int) -> float:
-    """Seconds of one collective over ``p``'s ranks: ``sync_per_rank`` per rank and, when a node runs more
-    ranks than ``cores``, the scheduler's wait for busy-polling ranks (``oversub_slice`` per rank per core)."""
-    t = c.sync_per_rank * p.ranks / c.cpu_factor
-    if p.ranks_per_node > cores:
-        t += c.oversub_slice * p.ranks_per_node / max(1, cores)
-    return t
+    """Seconds of one collective over ``p``'s ranks: ``sync_per_rank`` per rank and the scheduler's wait."""
+    return c.sync_per_rank * p.ranks / c.cpu_factor + scheduler_wait(p, c, cores)
 
 
 def library_terms(p: IOPattern, c: Constants, cores: int) -> list[Term]:
@@ -138,9 +140,8 @@ def posix_collective(p: IOPattern, r: Resolved, c: Constants, cores: int, op: st
     moved = min(extent, rounds * aggs * cb) if holes else call_bytes
     parallel = min(aggs, cores * p.nodes)
     one = collective_op(p, c, cores)
-    wait = one - c.sync_per_rank * p.ranks / c.cpu_factor  # the scheduler's part of a hand-over
     messages = p.ranks / aggs * (1 if blocks else rounds)  # per aggregator per call
-    gather = (exchange_time(p, c, call_bytes, aggs) + messages * wait) * aggs / parallel
+    gather = (exchange_time(p, c, call_bytes, aggs) + messages * scheduler_wait(p, c, cores)) * aggs / parallel
     per_agg = moved / aggs
     # per round a write (and, with holes, the read before it); one file: the aggregators take turns
     write = copy_time(c, per_agg * (2 if holes else 1), rounds * (2 if holes else 1)) * aggs
