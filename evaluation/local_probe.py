@@ -34,88 +34,14 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "evaluation" / "results"
 MIB = 1 << 20
 
-_RANK_SCRIPT = r'''
-import os, statistics, sys
-import numpy as np
-from mpi4py import MPI
-comm = MPI.COMM_WORLD
-d, reps, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-
-def timed(fn):
-    out = []
-    for i in range(reps):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn(i)
-        out.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return statistics.median(out)
-
-def barrier(i):
-    for _ in range(20):
-        comm.Barrier()
-
-def mpiio_file(i):
-    fh = MPI.File.Open(comm, os.path.join(d, f"m{i}.dat"), MPI.MODE_CREATE | MPI.MODE_WRONLY)
-    fh.Sync()
-    fh.Close()
-
-def two_phase(i):
-    info = MPI.Info.Create()
-    info.Set("romio_cb_write", "enable")
-    fh = MPI.File.Open(comm, os.path.join(d, f"c{i}.dat"), MPI.MODE_CREATE | MPI.MODE_WRONLY, info)
-    buf = np.ones(4, np.uint8)
-    comm.Barrier()
-    t0 = MPI.Wtime()
-    for k in range(10):
-        fh.Write_at_all((k * comm.size + comm.rank) * 4, buf)
-    dt = MPI.Wtime() - t0
-    fh.Close()
-    info.Free()
-    return dt
-
-def h5(datasets):
-    import h5py
-    def run(i):
-        f = h5py.File(os.path.join(d, f"h{datasets}-{i}.h5"), "w", driver="mpio", comm=comm)
-        for k in range(datasets):
-            ds = f.create_dataset(f"d{k}", (comm.size,), dtype="f4")
-            with ds.collective:
-                ds[comm.rank:comm.rank + 1] = np.ones(1, "f4")
-        f.flush()
-        f.close()
-    return run
-
-def p2p(i):
-    peer = comm.rank ^ 1
-    send, recv = np.ones(16 << 20, np.uint8), np.empty(16 << 20, np.uint8)
-    for _ in range(4):
-        comm.Sendrecv(send, peer, recvbuf=recv, source=peer)
-
-if what == "barrier":
-    value = timed(barrier) / 20
-elif what == "p2p":
-    value = 4 * (16 << 20) / timed(p2p)
-elif what == "mpiio":
-    value = timed(mpiio_file)
-elif what == "twophase":
-    out = []
-    for i in range(reps):
-        out.append(comm.allreduce(two_phase(i), op=MPI.MAX))
-    value = statistics.median(out) / 10
-else:
-    value = timed(h5(int(what[2:])))
-if comm.rank == 0:
-    print(f"{value:.6g}")
-'''
-
 
 def mpi(ranks: int, what: str, work: Path, reps: int) -> float:
-    script = work / "probe_ranks.py"
-    script.write_text(_RANK_SCRIPT)
+    """One measurement of ``evaluation/local_probe_ranks.py`` on ``ranks`` ranks."""
     sub = work / f"{what}-{ranks}"
     sub.mkdir(exist_ok=True)
-    out = subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, str(script), str(sub), str(reps), what],
-                         capture_output=True, text=True, timeout=600, check=True).stdout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, "-m", "evaluation.local_probe_ranks", str(sub),
+                          str(reps), what], capture_output=True, text=True, timeout=600, check=True, env=env).stdout
     return float(out.strip().splitlines()[-1])
 
 
