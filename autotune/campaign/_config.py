@@ -41,7 +41,7 @@ class Objective:
     metric: str = "bandwidth_mib_s"
     direction: str = "maximize"
     repeats: int = 3
-    aggregate: str = "median"  # best-of-N overstates (issue 12): the median is what a user's runs get
+    aggregate: str = "median"  # best-of-N overstates the gain (upward selection bias): the median is what a user's runs get
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
@@ -250,9 +250,9 @@ def _persistent(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, An
         return None
     p = parse_persistent(bb["persistent"], fs, app.pattern.written_bytes)
     staged = [k for k in ("stage_in", "stage_out") if launcher.get(k)]
-    if staged:  # seed 000: a second job staging the same files into a persistent space fails
+    if staged:  # KAUST Shaheen II training: a second job staging the same files into a persistent space fails
         raise ConfigError(f"launcher.{staged[0]}: not with target.bb.persistent (every trial job would stage into "
-                          "the same reservation; seed 000: staging the same files twice fails): stage once yourself")
+                          "the same reservation; staging the same files twice fails): stage once yourself")
     name, mode = str(launcher.get("name")), str(launcher.get("mode", "job"))
     if name not in ("slurm", "model") or (name == "slurm" and mode != "job"):
         raise ConfigError(f"target.bb.persistent: needs the slurm launcher in job mode (or the model), not {name!r}"

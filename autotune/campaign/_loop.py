@@ -122,7 +122,7 @@ class CampaignLoop:
         clean_stale_data(self.c.data_root, self.c.study)
 
     def run(self) -> LoopResult:
-        note = preflight(self.rt)  # issue 19: a job the scheduler can never start stops the campaign here
+        note = preflight(self.rt)  # sbatch --test-only: a job the scheduler can never start stops the campaign here
         if note:
             self.say(f"preflight: {note}")
         study = self.open()
@@ -246,7 +246,7 @@ class CampaignLoop:
                 bar.close()
 
     def _default_failed(self, study: optuna.Study, outcome: TrialOutcome) -> bool:
-        """Fail fast: the default failed in every repetition and nothing has succeeded yet (issue 18)."""
+        """Fail fast: the default failed in every repetition and nothing has succeeded yet."""
         if outcome.ok or not outcome.is_default or best_trial(study) is not None:
             return False
         from autotune.campaign._check import default_failure

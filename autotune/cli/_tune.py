@@ -47,7 +47,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None:
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
-    if args.notify:  # issue 6: the notification hook (autotune/report/_notify.py)
+    if args.notify:  # the notification hook (autotune/report/_notify.py)
         from autotune.report._notify import notify
 
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)

@@ -22,7 +22,7 @@ class Stripe:
 @dataclass(frozen=True)
 class BurstBuffer:
     """A DataWarp allocation: ``nodes`` grains; in private mode one grain per compute node and
-    ``capacity`` is what each compute node gets (seed 000); ``persistent`` names a reservation."""
+    ``capacity`` is what each compute node gets (KAUST Shaheen II training); ``persistent`` names a reservation."""
 
     nodes: int
     pool: str
@@ -102,7 +102,7 @@ def _hint_value(value: Any) -> str:
 def burst_buffer(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern,
                  persistent: str | None = None) -> BurstBuffer:
     """The DataWarp allocation a configuration asks for. Striped: ``bb.nodes`` grains, capacity = grains x
-    granularity. Private (seed 000): one grain per compute node, the capacity line is the per-node grain."""
+    granularity. Private (KAUST Shaheen II training): one grain per compute node, the capacity line is the per-node grain."""
     pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
     mode = access_mode(config)
     if mode == "private":

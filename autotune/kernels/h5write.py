@@ -1,4 +1,4 @@
-"""h5py 2-D float64 array write/read (seed 002), row or column blocks per rank, on the mpio driver.
+"""h5py 2-D float64 array write/read (NERSC Cori I/O talk), row or column blocks per rank, on the mpio driver.
 
     mpiexec -n 4 python -m mpi4py -m autotune.kernels.h5write --size 64MiB --decomposition column
 
@@ -22,7 +22,7 @@ def _parser() -> KernelParser:
 
 
 def block(n: int, nprocs: int, rank: int) -> slice:
-    """Rank's share of ``n`` (the last rank takes the remainder, as in seed 002)."""
+    """Rank's share of ``n`` (the last rank takes the remainder, as in the NERSC Cori I/O talk)."""
     step = n // nprocs
     return slice(rank * step, n if rank == nprocs - 1 else (rank + 1) * step)
 

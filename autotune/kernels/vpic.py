@@ -1,4 +1,4 @@
-"""VPIC-IO-like particle write/read (seed 003): 8 variables per particle, one 1-D dataset each.
+"""VPIC-IO-like particle write/read (LBNL Cori BB abstract): 8 variables per particle, one 1-D dataset each.
 
     mpiexec -n 4 python -m mpi4py -m autotune.kernels.vpic --particles-per-rank 256Ki
 

@@ -1,4 +1,4 @@
-"""A DataWarp persistent reservation for a campaign (seed 000, "Create persistent DW space"):
+"""A DataWarp persistent reservation for a campaign (KAUST Shaheen II training, "Create persistent DW space"):
 
 - a set-up job ``#BB create_persistent name=... capacity=... access=striped type=scratch`` (unless the
   reservation exists already: ``create: false``);

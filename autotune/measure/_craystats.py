@@ -1,6 +1,6 @@
 """Parse Cray MPICH's ``MPICH_MPIIO_STATS=1`` and ``MPICH_MPIIO_TIMERS=1`` reports (pure, no MPI).
 
-Rank 0 prints one box per file on close (seeds 000 and 001)::
+Rank 0 prints one box per file on close (KAUST Shaheen II training; ALCF Theta I/O talk)::
 
     | MPIIO write access patterns for testFile
     | aggregators        = 48

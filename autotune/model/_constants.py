@@ -22,11 +22,11 @@ class Constants:
     """Every constant the model uses; one instance per (system, file system)."""
 
     # --- client side (per process, Haswell; ``cpu_factor`` scales them for slower cores) ---
-    cpu_factor: float = 1.0                 # seed 002: Haswell/KNL I/O bandwidth ratio 2.30 -> KNL 1/2.3
-    write_latency: float = 0.874e-3         # per write request; with write_stream: 0.6 GB/s at 1 MiB (seed 000 fit)
+    cpu_factor: float = 1.0                 # NERSC Cori I/O talk: Haswell/KNL I/O bandwidth ratio 2.30 -> KNL 1/2.3
+    write_latency: float = 0.874e-3         # per write request; with write_stream: 0.6 GB/s at 1 MiB (KAUST Shaheen II fit)
     write_stream: float = 1.2e9             # one process's write stream; unset in a profile: derived (below)
     client_stream: float = 1.835e9          # a client process's own pipelining limit: 1/(1/this + 1/3.47 GB/s) = 1.2 GB/s
-    read_latency: float = 0.05e-3           # seed 001 CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
+    read_latency: float = 0.05e-3           # ALCF Theta I/O talk, CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
     read_stream: float = 6.0e9
     node_bw: float = 6.0e9                  # Lustre client (LNet over Aries) per node
     call_overhead: float = 20e-6            # one write() into the client page cache
@@ -35,35 +35,35 @@ class Constants:
     dirty_per_osc: float = 32 * _MIB        # Lustre max_dirty_mb per OSC (client cache, writes only)
     node_dirty_max: float = 2048 * _MIB     # cap on a node's dirty pages
     # --- MPI-IO collective buffering (two-phase I/O) ---
-    exchange_bw: float = 5.0e9              # one aggregator receiving (seed 000 fit: 1 vs 144 aggregators)
+    exchange_bw: float = 5.0e9              # one aggregator receiving (KAUST Shaheen II training fit: 1 vs 144 aggregators)
     piece_contig: float = 5e-6              # per contiguous piece received by an aggregator
-    piece_cost: float = 0.37e-6             # per non-contiguous piece an aggregator gathers (seed 000 WRF fit)
+    piece_cost: float = 0.37e-6             # per non-contiguous piece an aggregator gathers (KAUST Shaheen II training WRF fit)
     sync_per_rank: float = 2.9e-6           # per rank per collective call (offsets/counts all-to-all; WRF fit)
-    straggler_cv: float = 0.43              # spread of one RPC's time; slowest of A per round (seed 000/001)
+    straggler_cv: float = 0.43              # one RPC's time spread; slowest of A per round (KAUST Shaheen II training, ALCF talk)
     rpc_size: float = 1 * _MIB              # Lustre RPC (DVS: its 8 MiB stripe): n RPCs per round -> cv / sqrt(n)
     romio_cb_buffer: float = 16 * _MIB      # ROMIO default cb_buffer_size
     # --- Lustre ---
-    ost_write_bw: float = 3.0e9             # seed 001: 172 GB/s / 56 OSTs; seed 000: >500 GB/s / 144
-    ost_read_bw: float = 4.3e9              # seed 001: 240 GB/s / 56 OSTs
-    oss_bw: float = 6.0e9                   # seed 001: "56 OSS Peak Performance 6 GB/s each"
+    ost_write_bw: float = 3.0e9             # ALCF Theta I/O talk: 172 GB/s / 56 OSTs; KAUST Shaheen II training: >500 GB/s / 144
+    ost_read_bw: float = 4.3e9              # ALCF Theta I/O talk: 240 GB/s / 56 OSTs
+    oss_bw: float = 6.0e9                   # ALCF Theta I/O talk: "56 OSS Peak Performance 6 GB/s each"
     seek_time: float = 2e-3                 # HDD repositioning per request when streams interleave on an OST
     lock_time: float = 1e-3                 # one extent-lock enqueue/callback (client part scales with cpu_factor)
-    slow_osts: int = 0                      # OSTs Lustre avoids unless a file needs them (seed 001: use 48 of 56)
+    slow_osts: int = 0                      # OSTs Lustre avoids unless a file needs them (ALCF Theta I/O talk: use 48 of 56)
     slow_ost_bw: float = 0.25e9             # what such an OST delivers to one file
     mds_create_rate: float = 20000.0        # file creates per second (one MDS)
     mds_open_rate: float = 50000.0          # opens per second
     # --- DataWarp ---
-    bb_node_bw: float = 6.5e9               # seed 004: "roughly 6.5GB/s" per BB server (write)
+    bb_node_bw: float = 6.5e9               # NERSC BB tuning page: "roughly 6.5GB/s" per BB server (write)
     bb_node_read_bw: float = 6.5e9
-    bb_writers_to_saturate: float = 4.0     # seed 004: "cannot be kept busy with less than 4 processes"
-    dvs_request: float = 110e-6             # per DVS request: transfers < 512 KiB lose bandwidth (seed 004)
-    dvs_node_bw: float = 1.8e9              # DVS client per node: seed 004 IOR, 16 nodes stop scaling past ~4 BB nodes
-    bb_mds_rate: float = 5000.0             # one DW node is the metadata server (seed 002)
+    bb_writers_to_saturate: float = 4.0     # NERSC BB tuning page: "cannot be kept busy with less than 4 processes"
+    dvs_request: float = 110e-6             # per DVS request: transfers < 512 KiB lose bandwidth (NERSC BB tuning page)
+    dvs_node_bw: float = 1.8e9              # DVS client per node (NERSC BB tuning page: IOR on 16 nodes stops past ~4 BB nodes)
+    bb_mds_rate: float = 5000.0             # one DW node is the metadata server (NERSC Cori I/O talk)
     # --- today's tiers (docs/model.md "Today's tiers"); a site sets its own under the file system's model: ---
-    nvme_write_bw: float = 0.35e9           # node-local flash, one node's device (seed 001 Theta SSD: 350 MB/s with 2 procs)
-    nvme_read_bw: float = 2.2e9             # seed 001: read 2.2 GB/s with two processes
-    nvme_stream_write: float = 0.175e9      # one process (seed 001: "One process: Write 175 MB/s")
-    nvme_stream_read: float = 1.1e9         # seed 001: "One process: Read 1.1 GB/s"
+    nvme_write_bw: float = 0.35e9           # one node's flash (ALCF Theta I/O talk: SSD 350 MB/s with 2 procs)
+    nvme_read_bw: float = 2.2e9             # ALCF Theta I/O talk: read 2.2 GB/s with two processes
+    nvme_stream_write: float = 0.175e9      # one process (ALCF Theta I/O talk: "One process: Write 175 MB/s")
+    nvme_stream_read: float = 1.1e9         # ALCF Theta I/O talk: "One process: Read 1.1 GB/s"
     rabbit_drives: float = 16.0             # SSDs in use per Rabbit (public: 18 = 16 + 2 spares)
     rabbit_drive_bw: float = 0.0            # one Rabbit SSD's write rate: no public figure, the site must set it
     rabbit_drive_read_bw: float = 0.0
@@ -98,7 +98,7 @@ class Constants:
 
 def derived_stream(c: Constants) -> float:
     """One process's write stream when the profile does not state it: the client's own pipelining
-    limit in series with the slower of one OST and the client NIC (seed 000's single writer: 1.2 GB/s
+    limit in series with the slower of one OST and the client NIC (KAUST Shaheen II training's single writer: 1.2 GB/s
     on 3.47 GB/s OSTs), so a system with fast OSTs gets faster streams, up to ``client_stream``."""
     return 1.0 / (1.0 / c.client_stream + 1.0 / min(c.ost_write_bw, c.node_bw))
 

@@ -1,6 +1,6 @@
 """Cray DataWarp (striped mode) seen through DVS.
 
-Mechanisms (seeds 000, 002, 003, 004):
+Mechanisms (KAUST Shaheen II training; NERSC Cori I/O talk; LBNL Cori BB abstract; NERSC BB tuning page):
 
 - capacity = grains x granularity; a pattern that does not fit is rejected (``_settings``);
 - each BB node serves ~6.5 GB/s (``bb_node_bw``), but one stream only ``bb_stream``: fewer than
@@ -10,7 +10,7 @@ Mechanisms (seeds 000, 002, 003, 004):
 - no client cache (DVS): writes go straight to the BB nodes;
 - allocations wrap round-robin over the pool: a node holding two grains serves twice the data;
 - aggregators tied to BB grains: a count that is not a multiple of the grains unbalances them;
-- private mode (seed 000: "data is not striped over BB nodes", one grain per compute node): a compute
+- private mode (KAUST Shaheen II training: "data is not striped over BB nodes", one grain per compute node): a compute
   node's data goes to its own grain, so the grains are the compute nodes (wrapped over the pool), each
   compute node gets at most one BB node's bandwidth (shared with the nodes wrapped onto it), and a
   transfer is never split at a stripe boundary; each private namespace has its own metadata on its

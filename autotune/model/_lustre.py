@@ -2,14 +2,14 @@
 
 Mechanisms (each a function, separately testable):
 
-- ``client_request``: one process's request time, latency + size / stream (seed 000: 1 writer).
+- ``client_request``: one process's request time, latency + size / stream (KAUST Shaheen II training: 1 writer).
 - ``ost_rate``: an OST streams at ``ost_*_bw`` to one sequential client; interleaved streams (more
   than one client in one OST object) pay an HDD repositioning per request. Files per process do not: each
-  object is written sequentially by its own client (seed 001: "FPP scales well as ranks exceed number of
+  object is written sequentially by its own client (ALCF Theta I/O talk: "FPP scales well as ranks exceed number of
   OSTs: multiple ranks can write to same OST but within separate files without extent lock contention").
-- slow OSTs: files wider than the healthy OSTs get slow ones (seed 001: "use 48 of 56").
+- slow OSTs: files wider than the healthy OSTs get slow ones (ALCF Theta I/O talk: "use 48 of 56").
 - ``lock_switches``: shared-file writes with more than one client per OST serialise on extent
-  locks (seed 001); pieces smaller than a stripe false-share stripe units (a lock per piece),
+  locks (ALCF Theta I/O talk); pieces smaller than a stripe false-share stripe units (a lock per piece),
   otherwise each client takes its lock once per OST.
 - ``cache_capacity``: writes land in the node's page cache up to ``dirty_per_osc`` per OST used.
 """
@@ -55,7 +55,7 @@ def lock_switches(p: IOPattern, stripe_size: int, osts_used: int, clients_per_os
     """Extent locks taken per OST for a shared-file write (0 with one client per OST).
 
     On a contended object Lustre stops expanding locks, so every write call takes a lock for its own
-    extent, at most one stripe unit (seed 001's ping-pong of expanded locks is the limit case).
+    extent, at most one stripe unit (ALCF Theta I/O talk's ping-pong of expanded locks is the limit case).
     """
     if clients_per_ost <= 1.0:
         return 0.0

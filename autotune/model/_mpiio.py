@@ -3,7 +3,7 @@
 Each collective call moves ``ranks x transfer_size`` bytes. The call's file range is cut into
 collective-buffer-sized units (the stripe size on Cray); aggregators are tied to targets (OSTs or
 BB grains) as Cray does, so an aggregator count that is not a multiple of the target count loads
-some aggregators twice (seed 003: 64 aggregators on 65 BB nodes). Per call the model charges:
+some aggregators twice (LBNL Cori BB abstract: 64 aggregators on 65 BB nodes). Per call the model charges:
 
 - ``collective sync``: every rank's offsets reach the aggregators (``sync_per_rank x ranks``);
 - ``exchange phase``: each active aggregator receives its pieces and bytes;

@@ -2,7 +2,7 @@
 
 Mechanisms (docs/model.md "Today's tiers" says which are documented and which a site must confirm):
 
-- node-local flash (Theta's SSDs, seed 001): every node writes its own device; one process streams at
+- node-local flash (Theta's SSDs, ALCF Theta I/O talk): every node writes its own device; one process streams at
   ``nvme_stream_*`` ("one process: write 175 MB/s, read 1.1 GB/s"), a node's device caps at
   ``nvme_*_bw`` ("two processes: 350 MB/s, 2.2 GB/s"), so a node needs two writers to fill it;
 - RW-PCC: a file created under the site's auto-cache rule lives on the creating client's local flash
@@ -53,7 +53,7 @@ def near_limits(p: IOPattern, c: Constants, fs: FileSystem, op: str, rabbit_type
     if fs.kind in ("nvme", "pcc"):
         stream = c.nvme_stream_write if write else c.nvme_stream_read
         device = c.nvme_write_bw if write else c.nvme_read_bw
-        # the figures are per process on the site's own nodes (seed 001 measured them on KNL): no cpu_factor
+        # the figures are per process on the site's own nodes (ALCF Theta I/O talk measured them on KNL): no cpu_factor
         return [Limit("node-local flash", p.nodes * device), Limit("process streams", p.ranks * stream)]
     _need(c, fs, "rabbit_drive_bw", "rabbit_link_bw")
     drive = c.rabbit_drive_bw if write or c.rabbit_drive_read_bw <= 0 else c.rabbit_drive_read_bw

@@ -1,6 +1,6 @@
 """Run-to-run jitter of a shared system: a few percent of spread and an occasional heavy tail.
 
-Seeds 000 and 001: "Variation 2-3%", "Variation of I/O is typically around 4-5%"; other users'
+KAUST Shaheen II training; ALCF Theta I/O talk: "Variation 2-3%", "Variation of I/O is typically around 4-5%"; other users'
 bursts on the shared OSSs and MDS slow some runs much more ("best result usually represents least
 jitter"). The noiseless prediction is the undisturbed run, so jitter only slows: each phase's time
 is multiplied by ``exp(|N(0, spread)|)`` (a run-to-run spread of about 0.6 x ``spread``) and, with

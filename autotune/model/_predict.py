@@ -19,10 +19,10 @@ from autotune.systems import NEAR_NODE, FileSystem, SystemProfile
 
 
 def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str, r: Resolved | None = None) -> Term:
-    """Creates and opens through one metadata server: grows with the file count (seed 001, 002)."""
+    """Creates and opens through one metadata server: grows with the file count (ALCF Theta I/O talk; NERSC Cori I/O talk)."""
     files = p.ranks if p.file_mode == "fpp" else p.files
     opens = p.ranks * (1 if p.file_mode == "fpp" else p.files)
-    if fs.kind == "datawarp":  # striped: one DW node serves the metadata (seed 002); private: each namespace its own
+    if fs.kind == "datawarp":  # striped: one DW node serves the metadata (NERSC Cori I/O talk); private: each namespace its own
         create_rate = open_rate = c.bb_mds_rate * (max(1, r.bb_physical) if r is not None and r.bb_private else 1)
     elif fs.kind == "lustre":
         create_rate, open_rate = c.mds_create_rate, c.mds_open_rate

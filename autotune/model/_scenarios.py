@@ -18,11 +18,11 @@ def system(name: str) -> SystemProfile:
     return load_system(name)
 
 
-# Seed 000: 1216 ranks (38 Haswell nodes), PnetCDF, one 361 GB restart file written collectively.
+# KAUST Shaheen II training: 1216 ranks (38 Haswell nodes), PnetCDF, one 361 GB restart file written collectively.
 SHAHEEN_RESTART = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
                             transfer_size=361_000_000_000 // 1216, library="pnetcdf")
 
-# Seed 000: WRF-CHEM, 1280 ranks on 40 nodes, 330 x 275 domain; wrfout = 3045341799 bytes in 552960
+# KAUST Shaheen II training: WRF-CHEM, 1280 ranks on 40 nodes, 330 x 275 domain; wrfout = 3045341799 bytes in 552960
 # collective writes (432 calls per rank, MPICH_MPIIO_STATS), PnetCDF, non-contiguous tiles. Assumed: the
 # calls are 3-D fields of 40 levels (330*275*40*4 B) and 2-D fields (330*275*4 B), as many of each as
 # make 432 calls and the file size: 204 and 228.
@@ -38,16 +38,16 @@ WRF_PARTS = (
     IOPattern(ranks=1280, nodes=40, bytes_per_rank=(432 - WRF_N3) * WRF_2D // 1280, transfer_size=WRF_2D // 1280,
               layout="strided", library="pnetcdf", piece_size=WRF_PIECE),
 )
-# One simulated hour: read wrfinput (same layout, collective reads, seed 000 stats) and write two wrfout
+# One simulated hour: read wrfinput (same layout, collective reads, KAUST Shaheen II training stats) and write two wrfout
 # files (00:00 and 01:00).
 WRF_BEST = {"mpiio.cb_nodes": 40, "lustre.stripe_size": 256 << 10}  # "best result, total 97 seconds"
 WRF_BEST_TOTAL = 97.0
 
-# Seed 003: VPIC-IO (HDF5, 8 variables of 8 M particles x 4 B per rank = 256 MiB per rank), collective.
+# LBNL Cori BB abstract: VPIC-IO (HDF5, 8 variables of 8 M particles x 4 B per rank = 256 MiB per rank), collective.
 # Assumed scale for the 64/65 experiment: 2048 ranks on 64 nodes, one aggregator per node.
 VPIC_SMALL = IOPattern(ranks=2048, nodes=64, bytes_per_rank=256 * MIB, transfer_size=32 * MIB, library="hdf5")
 VPIC_AGGS = {"mpiio.cb_nodes": 64}
-# Seed 003: 16K ranks, 32 per node.
+# LBNL Cori BB abstract: 16K ranks, 32 per node.
 VPIC_16K = VPIC_SMALL.with_(ranks=16384, nodes=512)
 # Settings of the 16K runs, from the seed's own percentages: 176.78 GB/s = 25.25% of 700 GB/s, the whole
 # file system, so all 248 OSTs (stripe size assumed 8 MiB); 61.75 GB/s = 11.07% of 557.8 GB/s, i.e.
@@ -55,15 +55,15 @@ VPIC_16K = VPIC_SMALL.with_(ranks=16384, nodes=512)
 VPIC_16K_LUSTRE = {"lustre.stripe_count": 248, "lustre.stripe_size": 8 * MIB}
 VPIC_16K_BB = {"bb.nodes": 86}
 
-# Seed 004: IOR on 16 compute nodes x 4 ranks, 100 MiB block, 1 MiB transfers; 800 GiB in wlm_pool.
+# NERSC BB tuning page: IOR on 16 compute nodes x 4 ranks, 100 MiB block, 1 MiB transfers; 800 GiB in wlm_pool.
 IOR_BB = IOPattern(ranks=64, nodes=16, bytes_per_rank=100 * MIB, transfer_size=MIB, io_mode="independent")
 IOR_BB_NODES = 10  # 800 GiB / 82 GiB grains
 
-# Seed 001: IOR on 256 Theta nodes x 16 ranks, 1 MiB per rank, collective MPI-IO, one shared file.
+# ALCF Theta I/O talk: IOR on 256 Theta nodes x 16 ranks, 1 MiB per rank, collective MPI-IO, one shared file.
 THETA_IOR = IOPattern(ranks=4096, nodes=256, bytes_per_rank=MIB, transfer_size=MIB)
 THETA_COUNTS = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56)
 THETA_SIZES = tuple(s * MIB for s in (1, 2, 4, 8, 16, 32))
-# Seed 001: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
+# ALCF Theta I/O talk: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
 # 64 MiB block per rank written in transfer-size calls) and IOR's default of no fsync (no -e): the seed
 # shows the client cache effect ("independent continues to scale well past OST HDD max BW").
 THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, sync=False)

@@ -1,9 +1,9 @@
 """From a configuration (namespaced parameters) to the settings that take effect on the target.
 
-Follows the seeds: Cray MPI-IO's aggregators default to the stripe count (one per OST, seed 001) and
+Follows the published tuning guides: Cray MPI-IO's aggregators default to the stripe count (one per OST, ALCF Theta I/O talk) and
 its collective buffer is the stripe size (``cb_buffer_size`` ignored); ROMIO's aggregators default to
 one per node. Shared-lock mode (``cray_cb_write_lock_mode=1``) acts only when every access is
-collective and ``romio_no_indep_rw=true`` (seed 001).
+collective and ``romio_no_indep_rw=true`` (ALCF Theta I/O talk).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _int(config: Mapping[str, Any], key: str, default: int) -> int:
 def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[int, int, int]:
     """(grains, grains on the busiest node, physical nodes); capacity below the data is an error.
 
-    Private mode (seed 000): each compute node gets one grain of its own, so the grains are the compute
+    Private mode (KAUST Shaheen II training): each compute node gets one grain of its own, so the grains are the compute
     nodes, wrapped round-robin over the pool's nodes, and each node's share must fit in one grain.
     """
     pool = fs.pool(config.get("bb.pool"))

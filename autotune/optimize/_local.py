@@ -1,7 +1,7 @@
 """The ``autotune`` sampler's search phase: TPE interleaved with pattern-search moves around the incumbent.
 
 I/O tuning surfaces have narrow ridges: on Lustre the aggregator count must follow the stripe count
-(seed 000: aggregators = stripe count), and the stripe size must follow the transfer size. TPE models
+(KAUST Shaheen II training: aggregators = stripe count), and the stripe size must follow the transfer size. TPE models
 each region of the space but rarely lands exactly on a ridge; a pattern search walks along one. So
 after ``warmup`` completed trials, a ``local_fraction`` of the proposals are moves from the incumbent
 (the best configuration so far): one parameter one step (a power-of-two or categorical neighbour, an

@@ -35,7 +35,7 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size", minimum=1),
     Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
           "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)",
-          aligns_with=("lustre.stripe_count", "bb.nodes"), minimum=1),  # seed 000: aggregators = stripe count / BB nodes
+          aligns_with=("lustre.stripe_count", "bb.nodes"), minimum=1),  # aggregators = stripes or BB nodes (KAUST training)
     Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", "system.mpi == 'mpich'",
           "Cray MPI-IO ignores cb_buffer_size (its collective buffer is the stripe size)",
           "collective buffer per aggregator (ROMIO)", minimum=1),
@@ -64,7 +64,7 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "DataWarp pool (granularity differs per pool)"),
     Known("bb.access_mode", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
           "DataWarp access mode: striped (one namespace over the BB nodes) | private (a namespace per compute"
-          " node, one grain each; seed 000)"),
+          " node, one grain each; KAUST Shaheen II training)"),
     Known("rabbit.type", "choice", None, "fs.kind == 'rabbit'", "the target is not an HPE Rabbit (Near Node Flash)",
           "Rabbit file system: xfs/gfs2 (one per compute node, capacity per node) | lustre (shared by the job)"),
 )}

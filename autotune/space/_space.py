@@ -210,7 +210,7 @@ class BoundSpace:
             env.setdefault("bb.nodes", self.pattern.bb_nodes(pool.granularity))  # as hints and the model default it
             env.setdefault("bb.pool", pool.name)
             env.setdefault("bb.access_mode", "striped")
-            private = env["bb.access_mode"] == "private"  # one grain per compute node (seed 000)
+            private = env["bb.access_mode"] == "private"  # one grain per compute node (KAUST Shaheen II training)
             env["derived.bb_capacity"] = (dw_capacity(1, pool)[0] * self.pattern.nodes if private
                                           else dw_capacity(int(env["bb.nodes"]), pool)[0])
             env["derived.bb_pool_nodes"] = pool.nodes

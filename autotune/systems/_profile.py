@@ -76,7 +76,8 @@ class FileSystem:
 
 
 def dw_capacity(nodes: int, pool: Pool) -> tuple[int, str]:
-    """Capacity for ``nodes`` BB nodes: nodes x granularity, rounded down to whole GiB (seed 000: 64 x 397.44 -> 25436GiB).
+    """Capacity for ``nodes`` BB nodes: nodes x granularity, rounded down to whole GiB
+    (KAUST Shaheen II training: 64 x 397.44 -> 25436GiB).
 
     Returns (bytes, the string for ``#DW jobdw capacity=``). Rounding down keeps the request inside
     ``nodes`` grains while still needing all of them, as long as a grain is larger than 1 GiB.

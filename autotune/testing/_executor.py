@@ -33,7 +33,7 @@ def model_campaign(tmp: Path, trials: int = 4, **over: Any) -> Any:
 
 
 def wrf_model_campaign(tmp: Path, **over: Any) -> Any:
-    """WRF-CHEM's history write on Shaheen II's Lustre (seed 000) on the performance model, storage in memory:
+    """WRF-CHEM's history write on Shaheen II's Lustre (KAUST Shaheen II training) on the performance model, storage in memory:
     the model's ridge is aggregators = stripe count. ``over`` replaces top-level keys."""
     data: dict[str, Any] = {
         "name": "wrf", "system": "shaheen2", "target": {"filesystem": "scratch"},
