@@ -23,7 +23,7 @@ PYTEST_ARGS ?=
 # The MPI bindings are thin wrappers around I/O calls: -O1 without debug info builds ~1.6x faster.
 BUILD_CFLAGS ?= -O1 -g0
 
-.PHONY: setup setup-gp system setup-browser demo test lint slurm-up slurm-down clean-venv
+.PHONY: setup setup-gp system setup-browser demo test lint docs slurm-up slurm-down clean-venv
 
 # Optuna's GPSampler (`sampler: gp`, one of the optimizer evaluation's methods) needs PyTorch: the CPU wheel
 # (+31 s, +700 MiB here). `make setup WITH_GP=no` skips it (GP is then reported as unavailable).
@@ -89,6 +89,10 @@ lint: setup
 	$(VENV)/bin/ruff check autotune tests evaluation
 	$(VENV)/bin/mypy autotune
 	$(VENV)/bin/lint-imports
+
+# The manual as a site in site/ (tests/docs/test_site.py builds it in strict mode under `make test`).
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
 
 clean-venv:
 	rm -rf $(VENV)
