@@ -26,7 +26,7 @@ DEFAULT_SAMPLER = "autotune"
 SINGLE_OBJECTIVE_ONLY = frozenset({"cmaes", "ga"})
 MULTI_OBJECTIVE_FALLBACK = {"autotune": "tpe"}
 # ``options.gp_trials: N``: the autotune sampler's model phase is a GP for the first N trials (more sample-efficient
-# from a cold start, ~0.3 s per proposal here), then TPE (cheap at any length). Off by default: see README.
+# from a cold start, ~0.3 s per proposal here), then TPE (cheap at any length). Off by default: docs/evaluation/optimizer.md.
 GP_TRIALS = 0
 
 
