@@ -81,7 +81,7 @@ def _ok(o: TrialOutcome) -> list[float]:
 
 def _pooled(tr: SurfaceTruth, outcomes: list[TrialOutcome], ok: list[tuple[int, TrialOutcome]]) -> list[Candidate]:
     """One candidate per physical configuration (twins: ``SurfaceTruth.physical``): the first trial's key with the
-    repetitions of all its twins (``METHOD-pool``; tried for issue 12 and not adopted, see the README)."""
+    repetitions of all its twins (``METHOD-pool``; tried and not adopted: docs/evaluation/real-surfaces.md)."""
     groups: dict[str, Candidate] = {}
     for i, o in ok:
         groups.setdefault(tr.physical(o.config), Candidate(i, [])).values.extend(_ok(o))

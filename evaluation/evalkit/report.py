@@ -128,7 +128,7 @@ SUMMARY = ("autotune", "tpe", "gp", "cmaes", "random", "ga", "cold", "cold-gp", 
 
 
 def summary_table(data: dict[str, Any]) -> list[str]:
-    """Markdown rows: per scenario, ``regret@5/regret@20/trials to 95%`` of each method (README's table)."""
+    """Markdown rows: per scenario, ``regret@5/regret@20/trials to 95%`` of each method (docs/evaluation/optimizer.md)."""
     budget = int(data["meta"]["trials"])
     med = medians(data["records"], budget)
     cols = [m for m in SUMMARY if any(k[1] == m for k in med)]
