@@ -85,7 +85,7 @@ def test_matching_rules() -> None:
 
 def _run(cmd: Command, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "AUTOTUNE_CACHE_DIR": str(cwd / ".cache"), "MLFLOW_TRACKING_URI": ""}
+           "AUTOTUNE_CACHE_DIR": str(cwd / ".cache")}
     return subprocess.run([sys.executable, "-m", "autotune.cli", *cmd.argv], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
