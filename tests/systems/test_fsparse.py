@@ -57,3 +57,19 @@ def test_last_mount_on_a_point_wins() -> None:
 ])
 def test_statfs_magic(magic: int, name: str) -> None:
     assert fstype_of_magic(magic) == name
+
+
+def test_lfs_df_counts_osts() -> None:
+    from autotune.systems import parse_lfs_df
+
+    text = "\n".join([
+        "UUID                   1K-blocks        Used   Available Use% Mounted on",
+        "scratch-MDT0000_UUID    11000000     2000000     9000000  18% /lustre/scratch[MDT:0]",
+        "scratch-OST0000_UUID   100000000    50000000    50000000  50% /lustre/scratch[OST:0]",
+        "scratch-OST0001_UUID   100000000    50000000    50000000  50% /lustre/scratch[OST:1]",
+        "scratch-OST0002_UUID   100000000    50000000    50000000  50% /lustre/scratch[OST:2]",
+        "",
+        "filesystem_summary:    300000000   150000000   150000000  50% /lustre/scratch",
+    ])
+    assert parse_lfs_df(text) == 3
+    assert parse_lfs_df("") is None
