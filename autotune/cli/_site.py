@@ -129,8 +129,14 @@ def cmd_profile(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     header = [f"written by `autotune site profile` on {socket.gethostname()} at {now}",
               "run it where the jobs run (a compute node, inside an allocation) for that node's cores and MPI"]
+    busy = os.getloadavg()[0]
     text, found = profile_site(name, folders, _setup(args), budget=budget, mpi=not args.no_mpi, header=header,
                                say=lambda line: print(line, flush=True))
+    busy = max(busy, os.getloadavg()[0])
+    if busy > int(found.cores.value):
+        print(f"autotune: warning: the node was busy during the probe (load average {busy:.3g} on "
+              f"{found.cores.value} cores): its figures are the least disturbed repetitions, still a busy node's; "
+              "probe again on an idle node for the site's own", file=sys.stderr)
     parse_system(parse_yaml(text, str(out)), str(out))  # what is written reads back as a profile
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:

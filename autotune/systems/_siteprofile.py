@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -128,9 +129,10 @@ def profile_site(name: str, folders: Sequence[Path], setup: ProbeSetup, *, budge
     detection = detect_stack(folders[0], mpi=mpi, mpiexec=setup.mpiexec, python=setup.python,
                              mpiexec_args=setup.mpiexec_args, env=setup.env)
     cores = int(detection.cores.value)
+    load_before = os.getloadavg()[0]
     share = budget / (1 + 0.25 * (len(folders) - 1))
     first = probe(folders[0], cores, setup, mpi=mpi and detection.mpi is not None and not detection.mpi.error,
-                  budget=share, say=say)
+                  budget=share, say=say, load=load_before)
     if detection.mpi is not None and detection.mpi.error:
         first.skipped.insert(0, f"MPI steps: {detection.mpi.error}")
     targets = [Target(folders[0], detection.filesystem or _unknown(folders[0]), first.filesystem, _osts(folders[0]))]
@@ -138,7 +140,10 @@ def profile_site(name: str, folders: Sequence[Path], setup: ProbeSetup, *, budge
         more = probe(folder, cores, setup, budget=0.25 * share, say=say, writeback_only=True)
         first.skipped += more.skipped
         targets.append(Target(folder, detect_filesystem(folder) or _unknown(folder), more.filesystem, _osts(folder)))
-    return site_profile_yaml(name, detection, first, targets, header), detection
+    load = f"{load_before:.2g} -> {os.getloadavg()[0]:.2g}"
+    note = [f"the node's load average during the probe: {load} on {cores} cores; each figure is the best of its"
+            " repetitions (the least disturbed)"]
+    return site_profile_yaml(name, detection, first, targets, [*header, *note]), detection
 
 
 def _unknown(folder: Path) -> FileSystemInfo:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -87,7 +88,8 @@ def test_profile_keeps_an_existing_file(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.slow
 @pytest.mark.mpi
 @pytest.mark.skipif(not MPI_HERE, reason="no mpiexec on this machine")
-def test_profile_with_mpi_measures_the_collectives(tmp_path: Path) -> None:
+def test_profile_with_mpi_measures_the_collectives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle node
     out = tmp_path / "site.yaml"
     assert main(["site", "profile", "-o", str(out), "--path", str(tmp_path), "--budget", "60"]) == 0
     data = load_yaml(out, "profile")
@@ -96,3 +98,17 @@ def test_profile_with_mpi_measures_the_collectives(tmp_path: Path) -> None:
     assert re.search(r"flavour: mpich +# detected: mpich \S+ device \S+, MPI-IO romio", text)
     assert re.search(r"oversub_slice: \S+ +# measured: MPI_Barrier at 4 ranks on 2 cores", text)
     parse_system(data, str(out))
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not MPI_HERE, reason="no mpiexec on this machine")
+def test_a_busy_node_leaves_latencies_assumed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # 9 runnable tasks on 2 cores
+    out = tmp_path / "busy.yaml"
+    assert main(["site", "profile", "-o", str(out), "--path", str(tmp_path), "--budget", "30"]) == 0
+    text = out.read_text()
+    model = load_yaml(out, "profile")["model"]
+    assert "sync_per_rank" not in model and "oversub_slice" not in model and "exchange_bw" in model
+    assert "# not measured: collective: the node is busy (load average 9 on 2 cores)" in text
+    assert "the node was busy during the probe (load average 9 on 2 cores)" in capsys.readouterr().err
