@@ -74,9 +74,9 @@ def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None)
                          f"{cores.value} here ({cores.source})")
     if not (c.app.mpiexec or c.app.kernel is not None):
         return StackReport(tuple(lines))
-    env = {**os.environ, **dict(c.app.env)}
-    args = c.launcher.get("mpiexec_args") or []
-    stack = detect_mpi(str(c.launcher.get("mpiexec", "mpiexec")), c.launcher.get("python"),
+    env = {**os.environ, **{str(k): str(v) for k, v in dict(c.app.env).items()}}
+    args, mpiexec, python = (c.launcher.get(k) for k in ("mpiexec_args", "mpiexec", "python"))
+    stack = detect_mpi(mpiexec if isinstance(mpiexec, str) else "mpiexec", python if isinstance(python, str) else None,
                        [str(a) for a in args] if isinstance(args, list) else [], env,
                        timeout=timeout or MPI_TIMEOUT_S, fs_type=fs.fstype if fs else "")
     if stack.error:

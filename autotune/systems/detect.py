@@ -23,6 +23,7 @@ from typing import Any
 from autotune.systems._fsparse import Mount, base_type, fs_kind, fstype_of_magic, is_network, mount_of, parse_mountinfo
 from autotune.systems._mpiparse import (
     MpiLibrary,
+    _printable,
     is_romio,
     mca_args,
     ompi_io_component,
@@ -207,11 +208,11 @@ def _ask_mpi(mpiexec: str, python: str, mpiexec_args: Sequence[str], env: dict[s
         code, out, err = _run([mpiexec, "-n", "1", *mpiexec_args, python, "-c", _CODE], env, timeout)
     except TimeoutError as exc:
         return MpiStack(unknown, mpiexec=mpiexec, error=f"{mpiexec} -n 1 {python}: {exc}")
-    except OSError as exc:
-        return MpiStack(unknown, mpiexec=mpiexec, error=f"{mpiexec}: {exc.strerror or exc}")
+    except (OSError, ValueError) as exc:  # not found, not executable, a NUL in an argument
+        return MpiStack(unknown, mpiexec=mpiexec, error=f"{mpiexec}: {getattr(exc, 'strerror', None) or exc}")
     if code != 0 or not out.strip():
         last = (err.strip().splitlines() or [f"exit status {code}"])[-1]
-        return MpiStack(unknown, mpiexec=mpiexec, error=f"{mpiexec} -n 1 {python} (mpi4py): {last.strip()[:200]}")
+        return MpiStack(unknown, mpiexec=mpiexec, error=f"{mpiexec} -n 1 {python} (mpi4py): {_printable(last)[:200]}")
     lib = parse_library_version(out)
     if lib.romio_only:
         return MpiStack(lib, "romio", f"{lib.library} is MPICH-derived: its MPI-IO is ROMIO", mpiexec)
@@ -227,7 +228,7 @@ def _ompi_stack(lib: MpiLibrary, mpiexec: str, mpiexec_args: Sequence[str], env:
         return MpiStack(lib, "", "ompi_info not found: the io component cannot be told", mpiexec)
     try:
         code, out, _ = _run([info_exe, "--parsable", "--param", "io", "all", "--level", "9"], env, timeout)
-    except (TimeoutError, OSError) as exc:
+    except (TimeoutError, OSError, ValueError) as exc:
         return MpiStack(lib, "", f"{info_exe}: {exc}", mpiexec)
     io = parse_ompi_info_io(out)
     if code != 0 or not io.components:
