@@ -12,7 +12,7 @@
    the probes ran (PLATFORM.md: local surfaces swing about 3x with load), so this is a check of the profile's
    order of magnitude and ranking, not an interleaved comparison.
 Targets, stated before running: the probe within its 60 s budget; a cached detection under 10 ms; the probed
-profiles' predictions within the issue's bar for a detected profile (median error <= 30%, Spearman >= 0.8).
+profiles' predictions within the bar set for a detected profile (median error <= 30%, Spearman >= 0.8).
 Output: evaluation/results/site_profile_eval.txt.
 """
 
