@@ -114,7 +114,7 @@ def _osts(folder: Path) -> int | None:
     if lfs is None:
         return None
     try:
-        code, out, _ = _run([lfs, "df", str(folder)], {"PATH": "/usr/bin:/bin"}, 20.0)
+        code, out, _ = _run([lfs, "df", str(folder)], os.environ, 20.0)
     except (OSError, TimeoutError):
         return None
     return parse_lfs_df(out) if code == 0 else None
