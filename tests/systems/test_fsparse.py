@@ -1,5 +1,5 @@
-"""The file system of a path from mountinfo (recorded here under gVisor; Lustre, DVS and NFS lines written in
-``proc(5)``'s format) and from statfs magic numbers."""
+"""The file system of a path from mountinfo (recorded here under gVisor, one tool mount left out; Lustre, DVS
+and NFS lines written in ``proc(5)``'s format) and from statfs magic numbers."""
 
 from __future__ import annotations
 
