@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 from autotune.systems import page_cache_rates, writeback_rate
+from evaluation.evalkit.transcript import Transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "evaluation" / "results"
@@ -55,11 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", type=Path, default=RESULTS / "local_probe.txt")
     a = ap.parse_args(argv)
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
+    transcript = Transcript()
+    say = transcript.say
 
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(dir=a.dir or ROOT) as tmp:
@@ -95,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"{fs} write-back ({where}): one file {file_bw / 1e9:.3g} GB/s; four files at once"
                 f" {device_bw / 1e9:.3g} GB/s -> posix_file_bw {file_bw:.3g}, posix_bw {device_bw:.3g}")
         say(f"load average at end: {os.getloadavg()}")
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("\n".join(lines) + "\n")
+    transcript.write(a.out)
     return 0
 
 

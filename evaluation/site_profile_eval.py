@@ -34,6 +34,7 @@ from autotune._yaml import load_yaml
 from autotune.model import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile, detect_stack, load_system
+from evaluation.evalkit.transcript import Transcript
 from evaluation.model_fit_local import HELD_OUT, ROOT, held_out_campaign
 
 RESULTS = ROOT / "evaluation" / "results"
@@ -79,11 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", default="60")
     ap.add_argument("--out", type=Path, default=RESULTS / "site_profile_eval.txt")
     a = ap.parse_args(argv)
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
+    transcript = Transcript()
+    say = transcript.say
 
     say(f"load average at start: {os.getloadavg()}")
     t0 = time.perf_counter()
@@ -124,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         for key, vals in constants.items():
             say(f"  {key}: {', '.join(f'{v:.3g}' for v in vals)}  (max/min {max(vals) / min(vals):.2f})")
     say(f"load average at end: {os.getloadavg()}")
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("\n".join(lines) + "\n")
+    transcript.write(a.out)
     return 0
 
 
