@@ -4,7 +4,9 @@
 
 No built-in kernel runs here: this measures what the kernels' data movement does not show, the way
 fio measures the device (``posix_bw``), and prints the values behind the local profile's constants and
-the model's collective counts (``autotune/model/_constants.py``):
+the model's collective counts (``autotune/model/_constants.py``). A site's own constants come from
+``autotune site profile`` (``autotune.systems.probe``), whose write-back and page-cache steps this uses; the
+library's collective counts below (MPI-IO and HDF5 as barriers) are this script's alone:
 
 - ``oversub_slice``: one MPI_Barrier's seconds at 3, 4 and 8 ranks on this node's cores, divided by
   ranks per core (MPICH's ranks busy-poll: on an oversubscribed node a collective waits for the scheduler);
@@ -27,8 +29,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from autotune.systems import page_cache_rates, writeback_rate
+from evaluation.evalkit.transcript import Transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "evaluation" / "results"
@@ -45,63 +49,6 @@ def mpi(ranks: int, what: str, work: Path, reps: int) -> float:
     return float(out.strip().splitlines()[-1])
 
 
-def _write_file(path: str, nbytes: int, start: float) -> None:
-    """Wait until wall-clock ``start``, write ``nbytes`` and fsync; print the wall-clock end."""
-    buf = b"\x5a" * MIB
-    time.sleep(max(0.0, start - time.time()))
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    try:
-        for _ in range(nbytes // MIB):
-            os.write(fd, buf)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    print(f"{time.time():.6f}", flush=True)
-
-
-def writeback(work: Path, files: int, nbytes: int, reps: int) -> float:
-    """Bytes per second of ``files`` processes each writing and fsyncing ``nbytes`` to its own file,
-    timed from a common start (after the interpreters have started) to the last fsync's end."""
-    rates = []
-    code = ("import sys; from evaluation.local_probe import _write_file;"
-            " _write_file(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for r in range(reps):
-        paths = [str(work / f"wb{r}-{k}.dat") for k in range(files)]
-        start = time.time() + 1.0
-        procs = [subprocess.Popen([sys.executable, "-c", code, p, str(nbytes), f"{start:.6f}"], env=env,
-                                  stdout=subprocess.PIPE, text=True) for p in paths]
-        ends = [float(p.communicate()[0].strip() or "nan") for p in procs]
-        if any(p.returncode for p in procs):
-            raise SystemExit("local_probe: a write-back process failed")
-        rates.append(files * nbytes / (max(ends) - start))
-        for p in paths:
-            os.remove(p)
-    return statistics.median(rates)
-
-
-def syscalls(work: Path, reps: int) -> tuple[float, float]:
-    """(seconds per 4 KiB pwrite into the page cache, bytes/s of 4 MiB buffered writes): one process, no fsync."""
-    lat, bw = [], []
-    small, big = b"\x5a" * 4096, b"\x5a" * (4 * MIB)
-    for r in range(reps):
-        path = work / f"sc{r}.dat"
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        try:
-            t0 = time.perf_counter()
-            for k in range(4096):
-                os.pwrite(fd, small, k * 4096)
-            lat.append((time.perf_counter() - t0) / 4096)
-            t0 = time.perf_counter()
-            for k in range(64):
-                os.pwrite(fd, big, 16 * MIB + k * 4 * MIB)
-            bw.append(256 * MIB / (time.perf_counter() - t0))
-        finally:
-            os.close(fd)
-            os.remove(path)
-    return statistics.median(lat), statistics.median(bw)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temporary folder here)")
@@ -109,11 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", type=Path, default=RESULTS / "local_probe.txt")
     a = ap.parse_args(argv)
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
+    transcript = Transcript()
+    say = transcript.say
 
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(dir=a.dir or ROOT) as tmp:
@@ -136,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"HDF5 file create+flush+close (4 ranks): {h0 * 1e3:.3g} ms = {h0 / one:.2g} barriers")
         say(f"HDF5 dataset create + collective write: {(h8 - h0) / 8 * 1e3:.3g} ms = {(h8 - h0) / 8 / one:.2g} barriers")
         say(f"profile value: oversub_slice {statistics.median(slices):.3g} s")
-        lat, copy = syscalls(work, a.reps)
+        lat, copy = page_cache_rates(work, a.reps)
         say(f"page cache (one process, no fsync): a 4 KiB pwrite {lat * 1e6:.3g} us -> posix_latency {lat:.3g};"
             f" 4 MiB writes {copy / 1e9:.3g} GB/s -> page_cache_bw {copy:.3g}")
         for fs, where in (("disk", work), ("shm", Path(a.shm))):
@@ -144,13 +88,12 @@ def main(argv: list[str] | None = None) -> int:
                 say(f"{fs}: {where} is not a folder: skipped")
                 continue
             with tempfile.TemporaryDirectory(dir=where) as sub:
-                file_bw = writeback(Path(sub), 1, 64 * MIB, a.reps)
-                device_bw = writeback(Path(sub), 4, 64 * MIB, a.reps)
+                file_bw = writeback_rate(Path(sub), 1, 64 * MIB, a.reps)
+                device_bw = writeback_rate(Path(sub), 4, 64 * MIB, a.reps)
             say(f"{fs} write-back ({where}): one file {file_bw / 1e9:.3g} GB/s; four files at once"
                 f" {device_bw / 1e9:.3g} GB/s -> posix_file_bw {file_bw:.3g}, posix_bw {device_bw:.3g}")
         say(f"load average at end: {os.getloadavg()}")
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("\n".join(lines) + "\n")
+    transcript.write(a.out)
     return 0
 
 

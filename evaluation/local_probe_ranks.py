@@ -13,31 +13,8 @@ from collections.abc import Callable
 import numpy as np
 from mpi4py import MPI
 
-COMM = MPI.COMM_WORLD
-
-
-def timed(fn: Callable[[int], None], reps: int) -> float:
-    """Median over ``reps`` of the slowest rank's seconds for ``fn``, started together."""
-    out = []
-    for i in range(reps):
-        COMM.Barrier()
-        t0 = MPI.Wtime()
-        fn(i)
-        out.append(COMM.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return statistics.median(out)
-
-
-def barriers(_: int) -> None:
-    for _k in range(20):
-        COMM.Barrier()
-
-
-def p2p(_: int) -> None:
-    """Rank pairs exchange four 16 MiB messages."""
-    peer = COMM.rank ^ 1
-    send, recv = np.ones(16 << 20, np.uint8), np.empty(16 << 20, np.uint8)
-    for _k in range(4):
-        COMM.Sendrecv(send, peer, recvbuf=recv, source=peer)
+from autotune.kernels.probe import COMM, timed
+from autotune.kernels.probe import measure as measure_comm
 
 
 def mpiio_file(d: str) -> Callable[[int], None]:
@@ -81,10 +58,8 @@ def h5(d: str, datasets: int) -> Callable[[int], None]:
 
 
 def measure(d: str, reps: int, what: str) -> float:
-    if what == "barrier":
-        return timed(barriers, reps) / 20
-    if what == "p2p":
-        return 4 * (16 << 20) / timed(p2p, reps)
+    if what in ("barrier", "p2p"):  # the site probe's own measurements (autotune site profile)
+        return measure_comm(reps, what, best=False)  # this script reports medians
     if what == "mpiio":
         return timed(mpiio_file(d), reps)
     if what == "twophase":

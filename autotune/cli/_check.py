@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from autotune.cli._common import add_overrides, load
+from autotune.cli._common import add_overrides, load, warn_stack
 
 
 def register(sub: Any) -> None:
@@ -25,6 +25,7 @@ def cmd_check(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
     c = load(args)
     rt = Runtime.build(c)
+    warn_stack(rt)
     rt.check_target()
     for notice in rt.space.notices:
         print(f"notice: {notice}")

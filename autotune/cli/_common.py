@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,12 @@ def _cost_override(c: Any, args: argparse.Namespace) -> Any:
             w = within
         kw["within"] = within_value(w, "--within")
     return replace(c.objective.cost, **kw)
+
+
+def warn_stack(rt: Any, timeout: float | None = None) -> None:
+    """The campaign's system profile against the stack detected here: one stderr line per contradiction
+    (``campaign.check_stack`` raises where the results would be wrong: exit 2)."""
+    from autotune.campaign import check_stack
+
+    for line in check_stack(rt.campaign, rt.space, timeout=timeout).lines:
+        print(f"autotune: warning: {line}", file=sys.stderr)

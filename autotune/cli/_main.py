@@ -8,12 +8,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _submit, _tune
+from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _site, _submit, _tune
 from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
-COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit)
+COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit, _site)
 
 
 class _Parser(argparse.ArgumentParser):

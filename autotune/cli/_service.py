@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.cli._common import add_overrides, load
+from autotune.cli._common import add_overrides, load, warn_stack
 from autotune.errors import AutotuneError, ConfigError
 
 FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
@@ -72,6 +72,7 @@ def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
     c = load(args)
     rt = Runtime.build(c)
+    warn_stack(rt, timeout=10.0)  # a production job's ask: a short bound on asking the MPI
     policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
     job = args.job_id if args.job_id is not None else os.environ.get("SLURM_JOB_ID", "")
     a = do_ask(rt, policy, job_id=job, expire_s=_seconds(args.expire, "--expire"),

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from autotune.cli._common import add_tune_overrides, load
+from autotune.cli._common import add_tune_overrides, load, warn_stack
 
 
 def register(sub: Any) -> None:
@@ -29,6 +29,7 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     rt = Runtime.build(c)
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
+    warn_stack(rt)
     from autotune.campaign._stores import prepare_stores
 
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise

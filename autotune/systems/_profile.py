@@ -13,6 +13,7 @@ from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_i
 from autotune.errors import ConfigError
 from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
+from autotune.systems.detect import detect_cores
 from autotune.units import parse_size
 
 FS_KINDS = ("lustre", "datawarp", "posix", "rabbit", "nvme", "pcc")
@@ -117,6 +118,7 @@ class SystemProfile:
     model: dict[str, Any] = field(default_factory=dict)
     source: str = ""
     charge: Charge = DEFAULT_CHARGE  # charge rates (``charge:``), for campaigns with ``objective.cost``
+    cores_source: str = ""  # how ``cores_per_node`` was detected (``node.cores: detect``); "" = the profile's number
 
     @property
     def is_cray(self) -> bool:
@@ -209,6 +211,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
     if flavour not in MPI_FLAVOURS:
         raise ConfigError(f"{where}.mpi.flavour: {flavour!r} is not one of {', '.join(MPI_FLAVOURS)}")
     node = check_keys(d.get("node", {}), {"cores", "memory"}, f"{where}.node")
+    cores, cores_source = _cores(node.get("cores", 1), f"{where}.node.cores")
     fss_raw = expect(d["filesystems"], dict, f"{where}.filesystems", "a mapping of file systems")
     if not fss_raw:
         raise ConfigError(f"{where}.filesystems: at least one file system is required")
@@ -218,11 +221,20 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         raise ConfigError(f"{where}.default_filesystem: {default_fs!r} is not one of {', '.join(fss)}")
     return SystemProfile(
         name=str(d["name"]), description=str(d.get("description", "")), mpi_flavour=flavour,
-        cores_per_node=positive_int(node.get("cores", 1), f"{where}.node.cores"),
-        filesystems=fss, default_filesystem=default_fs,
+        cores_per_node=cores, cores_source=cores_source, filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
         charge=parse_charge(d.get("charge"), f"{where}.charge"),
     )
+
+
+def _cores(value: Any, where: str) -> tuple[int, str]:
+    """``node.cores``: a number, or ``detect`` (the cores this process may use: ``systems.detect_cores``)."""
+    if value == "detect":
+        fact = detect_cores()
+        return int(fact.value), fact.source
+    if isinstance(value, str):
+        raise ConfigError(f"{where}: {value!r} is not a positive integer or 'detect'")
+    return positive_int(value, where), ""
 
 
 def load_system(name: str, base: Path | None = None) -> SystemProfile:

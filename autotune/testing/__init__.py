@@ -2,6 +2,7 @@
 
 from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract
+from autotune.testing._hosts import simulate_cores
 from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
@@ -12,5 +13,4 @@ from autotune.testing._tracker import TrackerContract
 __all__ = [
     "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
     "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "make_requests", "model_campaign",
-    "wrf_model_campaign",
-]
+    "simulate_cores", "wrf_model_campaign"]
