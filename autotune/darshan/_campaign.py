@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,9 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
 
     log = read_log(log_path)
     d = derive(log, nodes)
-    t = choose_target(log, d, system)
+    campaign_name = name or _name(log)
+    site_file = re.sub(r"[^A-Za-z0-9_.-]", "-", campaign_name).strip("-.")[:100] or "darshan-job"
+    t = choose_target(log, d, system, f"{site_file}-site.yaml", nodes)
     settings, notes = job_settings(log, d, t)
     notes = t.notes + notes + [f"not read (PyDarshan failed): {m}" for m in log.skipped]
     cmd = list(command) if command else _argv(log.exe)
@@ -133,7 +136,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         app["env"] = {LOG_ENV: LOG_FILE}
         app["metric"] = {"extractor": "darshan", "logs": "{run_dir}/*.darshan"}
     data: dict[str, Any] = {
-        "name": name or _name(log),
+        "name": campaign_name,
         "description": f"from Darshan log {log.path.name}: {', '.join(d.pattern['phases'])} "
                        f"{d.pattern['file_mode']} {d.pattern['library']} {d.pattern['io_mode']}",
         "app": app,
@@ -145,8 +148,13 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         data["baseline"] = {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in settings.items()}
     data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "best"}
     data["budget"] = {"trials": trials, "run_timeout": "1h"}
+    if t.draft is not None:
+        notes.append(f"check before trusting {t.draft.filename}: {t.draft.check}")
     text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
-    campaign = parse_campaign(yaml.safe_load(text), Path.cwd(), text=text)
+    with tempfile.TemporaryDirectory() as tmp:   # the draft profile beside the campaign, as the CLI writes them
+        if t.draft is not None:
+            (Path(tmp) / t.draft.filename).write_text(t.draft.text)
+        campaign = parse_campaign(yaml.safe_load(text), Path(tmp), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()
     findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s", log)
