@@ -30,8 +30,8 @@ CRAY_MOUNTS = ("dvs",)    # Cray's Data Virtualization Service: only Cray system
 OUT_OF_REACH = {
     "gpfs": "GPFS/Spectrum Scale spreads every file over all its disks in blocks of a size fixed when the file "
             "system is created (IBM Spectrum Scale: mmcrfs -B), so there is no striping for a job to set",
-    "nfs": "NFS hides the server's storage layout from clients (no striping to set), and ROMIO's NFS driver "
-           "locks the file for data sieving writes (ROMIO users guide)",
+    "nfs": "NFS hides the server's storage layout from clients (no striping to set); ROMIO on NFS needs working "
+           "fcntl locks and the noac mount option (ROMIO's README), which the job cannot change",
     "local": "a local file system on one node's device has nothing to stripe and is not shared between nodes",
     "overlay": "an overlay (container) file system writes into the container's writable layer, copying a file up "
                "on its first write (Linux overlayfs documentation): nothing to stripe, and not shared between nodes",

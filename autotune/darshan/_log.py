@@ -147,8 +147,11 @@ class _Unreadable(Exception):
 
 def _child(p: Path, conn: Any, err_fd: int) -> None:
     """The child's side: libdarshan-util's stderr into ``err_fd``, the log (or its one-line error) to ``conn``."""
+    import faulthandler
     import os
 
+    faulthandler.disable()                  # a crash is reported by the parent, not dumped on the user's terminal
+    os.environ["LIBC_FATAL_STDERR_"] = "1"  # glibc's abort messages to stderr (kept), not to /dev/tty
     os.dup2(err_fd, 2)
     try:
         conn.send(("log", _read(p)))

@@ -47,7 +47,8 @@ def check_darshan_header(path: Path) -> str | None:
         return "not a Darshan log (no Darshan magic number)"
     version = head[:8].split(b"\0")[0].decode("ascii", "replace")
     if not version.startswith("3."):
-        return f"format {version!r} is not Darshan 3.x (convert it with darshan-convert)"
+        return (f"format {version!r} is not Darshan 3.x (PyDarshan reads Darshan 3 logs; use the darshan-util "
+                "of the log's own version)")
     order = "<" if little else ">"
     count = header_maps(version)
     if len(head) < 24 + 16 * count:  # the header itself is cut: its region table is incomplete
