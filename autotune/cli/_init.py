@@ -54,7 +54,12 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     if out is None:
         sys.stdout.write(init.text)
     else:
-        out.write_text(init.text)
+        try:
+            out.write_text(init.text)
+        except OSError:
+            if site is not None:
+                site.unlink(missing_ok=True)   # no draft left behind without the campaign that uses it
+            raise
         print(f"campaign written to {out}")
     d, t = init.derived, init.target
     print(f"job: {init.log.nprocs} ranks, {', '.join(d.pattern['phases'])}, {d.pattern['file_mode']} "

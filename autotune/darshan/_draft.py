@@ -218,7 +218,11 @@ def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> 
                 if mount else "the log records no mount for these files (assumed POSIX)")
         if mount:
             w.value(2, "path", mount, FROM_LOG, "the mount point in the log's mount table")
-        w.value(2, "description", f"{fs_type} at {mount or 'an unrecorded mount'}", FROM_LOG, "the mount table")
+        if mount:
+            w.value(2, "description", f"{fs_type} at {mount}", FROM_LOG, "the mount table")
+        else:
+            w.value(2, "description", "files whose mount the log does not record", FROM_LOG,
+                    "no mount table entry holds them")
         if kind == "lustre":
             check = _lustre(w, log, mount)
             checks.insert(0 if fs == main_fs else len(checks), check)

@@ -15,9 +15,15 @@ from autotune.systems import FileSystem, SystemProfile, load_system
 SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
 
 
-def _fs_by_path(system: SystemProfile, name: str) -> FileSystem | None:
+def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem | None:
+    """The profile's file system holding ``name``; else, for a Lustre ``mount`` (not "/"), the one whose path is
+    inside that mount (the same file system: Theta's ``/lus/theta-fs0`` holds its ``projects`` directory)."""
     path = name.rstrip("/") + "/"
     hits = [fs for fs in system.filesystems.values() if fs.path and path.startswith(fs.path.rstrip("/") + "/")]
+    if not hits and mount.strip("/"):
+        inside = mount.rstrip("/") + "/"
+        hits = [fs for fs in system.filesystems.values()
+                if fs.kind == "lustre" and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 
@@ -42,7 +48,7 @@ def choose_target(log: JobLog, d: Derived, system: str | None, draft_name: str =
     if system is None:
         for name in available("search_spaces/systems"):
             prof = load_system(name)
-            fs = _fs_by_path(prof, top)
+            fs = _fs_by_path(prof, top, d.mount if kind == "lustre" else "")
             if fs is not None and fs.kind == kind:
                 return Target(prof, name, fs, kind, SPACE_FOR_KIND[kind], reach)
         draft = draft_site(log, d, draft_name, nodes)

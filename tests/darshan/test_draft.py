@@ -140,3 +140,24 @@ def test_an_existing_draft_is_not_overwritten(tmp_path: Path, capsys: pytest.Cap
     assert "--force" in err and len(err.strip().splitlines()) == 1
     assert site.read_text() == "mine\n" and not (tmp_path / "c.yaml").exists()
     assert _init(VPIC, tmp_path / "c.yaml", "--force") == 0 and "OST" in site.read_text()
+
+
+def test_a_lustre_mount_holding_a_profiles_directory_is_that_site(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Theta's profile describes /lus/theta-fs0/projects; a job on /lus/theta-fs0/scratch is on the same file system."""
+    _with_mount(monkeypatch, VPIC, "lustre", "/lus/theta-fs0")
+    init = build(VPIC)
+    assert init.target.draft is None and init.target.system.name == "theta" and init.target.fs.name == "projects"
+
+
+def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import autotune.darshan._campaign as campaign
+
+    real = read_log(VPIC)
+    monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, lustre=None))
+    init = build(VPIC)
+    assert init.target.draft is not None and init.target.fs.osts == 1
+    assert "osts: 1  # assumed: the log has no LUSTRE records" in init.target.draft.text
+    assert init.target.draft.check.startswith("OST count is unknown (assumed 1, so no striping is searched)")
+    out = tmp_path / "c.yaml"
+    assert _init(VPIC, out) == 0 and main(["space", str(out)]) == 0
+    assert main(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
