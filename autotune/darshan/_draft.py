@@ -39,9 +39,13 @@ OUT_OF_REACH = {
            "server side, not by the job",
     "unknown": "the log records no mount for the job's main file, so no file-system layer is known",
 }
-LOCAL_TYPES = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "tmpfs", "rootfs", "f2fs", "jfs", "reiserfs"})
-NFS_TYPES = frozenset({"nfs", "nfs3", "nfs4"})
-GPFS_TYPES = frozenset({"gpfs", "mmfs"})
+FAMILIES = {   # mount type (Linux /proc/mounts names) -> the family whose notice applies
+    **dict.fromkeys(("gpfs", "mmfs"), "gpfs"),
+    **dict.fromkeys(("nfs", "nfs3", "nfs4"), "nfs"),
+    **dict.fromkeys(("ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "tmpfs", "rootfs", "f2fs", "jfs"), "local"),
+    **dict.fromkeys(("overlay", "aufs", "fuse-overlayfs", "fuse.fuse-overlayfs"), "overlay"),
+    "dvs": "dvs",
+}
 
 
 def fs_kind(fs_type: str, mount: str) -> str:
@@ -55,18 +59,7 @@ def fs_kind(fs_type: str, mount: str) -> str:
 
 def posix_family(fs_type: str) -> str:
     """The family of a non-Lustre mount type for the notice: gpfs, nfs, local, overlay, dvs, else unknown."""
-    t = fs_type.lower()
-    if t in GPFS_TYPES:
-        return "gpfs"
-    if t in NFS_TYPES:
-        return "nfs"
-    if t in LOCAL_TYPES:
-        return "local"
-    if t in ("overlay", "aufs", "fuse-overlayfs", "fuse.fuse-overlayfs"):
-        return "overlay"
-    if t == "dvs":
-        return "dvs"
-    return "unknown"
+    return FAMILIES.get(fs_type.lower(), "unknown")
 
 
 def out_of_reach(fs_type: str, mount: str) -> str:
