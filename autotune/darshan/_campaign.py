@@ -102,6 +102,16 @@ def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], note
     return ["# " + ln for ln in lines]
 
 
+def _space(name: str, nodes: int) -> str | dict[str, Any]:
+    """The campaign's space: ``local-romio`` searches ``mpiio.cb_nodes`` over powers of two from ROMIO's
+    default of one aggregator per node, which is not one when the job's node count is not a power of two:
+    then the same range as integers (log scale), the default still one per node."""
+    if name != "local-romio" or nodes & (nodes - 1) == 0:
+        return name
+    return {"use": name, "parameters": {"mpiio.cb_nodes": {"type": "int", "low": 1, "high": "app.ranks", "log": True,
+                                                            "default": "app.nodes"}}}
+
+
 def build(log_path: str | Path, system: str | None = None, nodes: int | None = None,
           command: list[str] | None = None, model: bool = False, name: str | None = None,
           trials: int = 30) -> Init:
@@ -142,7 +152,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         "app": app,
         "system": t.system_ref,
         "target": "model" if model else {"filesystem": t.fs.name},
-        "space": t.space,
+        "space": _space(t.space, app["nodes"]),
     }
     if settings:
         data["baseline"] = {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in settings.items()}

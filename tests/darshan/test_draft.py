@@ -161,3 +161,20 @@ def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.Monke
     out = tmp_path / "c.yaml"
     assert _init(VPIC, out) == 0 and main(["space", str(out)]) == 0
     assert main(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
+
+
+def test_a_node_count_that_is_no_power_of_two(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """3000 ranks at 64 per node: 47 nodes, ROMIO's default of one aggregator per node is 47."""
+    import autotune.darshan._campaign as campaign
+
+    real = read_log(NFS)
+    monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, nprocs=3000))
+    init = build(NFS)
+    assert yaml.safe_load(init.text)["app"]["nodes"] == 47
+    out = tmp_path / "c.yaml"
+    assert _init(NFS, out) == 0 and main(["space", str(out)]) == 0
+    from autotune.campaign import load_campaign
+
+    c = load_campaign(out)
+    space = c.space.bind(c.system, c.fs, c.app.pattern)
+    assert space.default_config()["mpiio.cb_nodes"] == 47
