@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shlex
@@ -16,6 +17,7 @@ from autotune.darshan._diagnose import Finding, diagnose
 from autotune.darshan._log import JobLog, read_log
 from autotune.darshan._pattern import Derived, derive
 from autotune.darshan._target import Target, choose_target, job_settings
+from autotune.space import BoundSpace
 from autotune.units import format_size
 
 
@@ -112,6 +114,20 @@ def _space(name: str, nodes: int) -> str | dict[str, Any]:
                                                             "default": "app.nodes"}}}
 
 
+def _searchable(space: BoundSpace, settings: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The job's settings the space can hold (its baseline); a note for each it cannot."""
+    active = {p.name: p for p in space.active}
+    kept: dict[str, Any] = {}
+    for k, v in settings.items():
+        p = active.get(k)
+        if p is not None and p.contains(v):
+            kept[k] = v
+        else:
+            notes.append(f"the job's {k}={format_size(v) if k == 'lustre.stripe_size' else v} is outside the searched "
+                         f"range ({p.describe() if p is not None else 'not searched here'}): not used as the baseline")
+    return kept
+
+
 def build(log_path: str | Path, system: str | None = None, nodes: int | None = None,
           command: list[str] | None = None, model: bool = False, name: str | None = None,
           trials: int = 30) -> Init:
@@ -154,16 +170,20 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         "target": "model" if model else {"filesystem": t.fs.name},
         "space": _space(t.space, app["nodes"]),
     }
-    if settings:
-        data["baseline"] = {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in settings.items()}
     data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "best"}
     data["budget"] = {"trials": trials, "run_timeout": "1h"}
     if t.draft is not None:
         notes.append(f"check before trusting {t.draft.filename}: {t.draft.check}")
-    text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
     with tempfile.TemporaryDirectory() as tmp:   # the draft profile beside the campaign, as the CLI writes them
         if t.draft is not None:
             (Path(tmp) / t.draft.filename).write_text(t.draft.text)
+        plain = parse_campaign(copy.deepcopy(data), Path(tmp))
+        kept = _searchable(plain.space.bind(plain.system, plain.fs, plain.app.pattern), settings, notes)
+        if kept:
+            data = {**{k: v for k, v in data.items() if k not in ("objective", "budget")},
+                    "baseline": {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in kept.items()},
+                    "objective": data["objective"], "budget": data["budget"]}
+        text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
         campaign = parse_campaign(yaml.safe_load(text), Path(tmp), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()

@@ -23,6 +23,7 @@ from autotune.systems import SystemProfile, parse_system
 from autotune.units import format_size
 
 FROM_LOG, ASSUMED = "from the log", "assumed"
+SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
 CORES_ASSUMED = 64        # ranks per node assumed when neither the log nor --nodes says (a many-core HPC node)
 CRAY_MOUNTS = ("dvs",)    # Cray's Data Virtualization Service: only Cray systems mount it
 
@@ -142,16 +143,32 @@ def _lustre(w: _Writer, log: JobLog, mount: str) -> str:
         w.value(2, "osts", 1, ASSUMED, "the log has no LUSTRE records for this mount (Darshan's Lustre module was "
                 "off), so only 1 is certain; striping is searched only up to osts")
         check = f"OST count is unknown (assumed 1, so no striping is searched): set osts from `lfs df {mount}`"
-    if layouts:
-        (count, size), used = layouts.most_common(1)[0]
+    (count, size), used = layouts.most_common(1)[0] if layouts else ((0, 0), 0)
+    if count:
         w.value(2, "default_stripe_count", count, FROM_LOG, f"the stripe count of {used} of the {files} file(s) "
                 "in the LUSTRE records; assumed to be the directory's default")
+    else:
+        w.value(2, "default_stripe_count", 1, ASSUMED, "Lustre's own default (lfs setstripe -c); not in the log")
+    if size and _searchable("lustre.stripe_size", size):
         w.value(2, "default_stripe_size", format_size(size), FROM_LOG, f"the stripe size of {used} of the {files} "
                 "file(s) in the LUSTRE records; assumed to be the directory's default")
     else:
-        w.value(2, "default_stripe_count", 1, ASSUMED, "Lustre's own default (lfs setstripe -c); not in the log")
-        w.value(2, "default_stripe_size", "1MiB", ASSUMED, "Lustre's own default (lfs setstripe -S); not in the log")
+        seen = f"the log's {format_size(size)} is not a size the search space holds" if size else "not in the log"
+        w.value(2, "default_stripe_size", "1MiB", ASSUMED, f"Lustre's own default (lfs setstripe -S); {seen}")
     return check
+
+
+def _searchable(name: str, value: int) -> bool:
+    """Whether the Lustre search space can hold ``value`` of ``name`` (bounds that need a target: yes)."""
+    from autotune.space import load_space
+
+    spec = next((p for p in load_space(SPACE_FOR_KIND["lustre"]).params if p.name == name), None)
+    if spec is None:
+        return True
+    try:
+        return spec.bind({}).contains(value)
+    except ConfigError:
+        return True
 
 
 def _mounts(log: JobLog, d: Derived) -> list[tuple[str, str]]:

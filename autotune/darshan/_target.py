@@ -6,13 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autotune._paths import available
-from autotune.darshan._draft import Draft, draft_site, fs_kind, out_of_reach
+from autotune.darshan._draft import SPACE_FOR_KIND, Draft, draft_site, fs_kind, out_of_reach
 from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
 from autotune.systems import FileSystem, SystemProfile, load_system
-
-SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
 
 
 def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem | None:

@@ -178,3 +178,21 @@ def test_a_node_count_that_is_no_power_of_two(monkeypatch: pytest.MonkeyPatch, t
     c = load_campaign(out)
     space = c.space.bind(c.system, c.fs, c.app.pattern)
     assert space.default_config()["mpiio.cb_nodes"] == 47
+
+
+@pytest.mark.parametrize("system", [None, "cori"])
+def test_a_stripe_size_the_space_cannot_hold(system: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job striped at 128 MiB (above the searched 64 KiB..64 MiB): a campaign, the job's size noted, not its baseline."""
+    import autotune.darshan._campaign as campaign
+
+    real = read_log(VPIC)
+    lustre = real.lustre.copy()
+    lustre["LUSTRE_COMP_STRIPE_SIZE"] = 128 << 20
+    monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, lustre=lustre))
+    init = build(VPIC, system=system)
+    assert init.settings["lustre.stripe_size"] == 128 << 20
+    assert "lustre.stripe_size" not in yaml.safe_load(init.text)["baseline"]
+    assert any("lustre.stripe_size=128MiB is outside the searched range" in n for n in init.notes)
+    if system is None:
+        assert init.target.draft is not None and init.target.fs.default_stripe_size == 1 << 20
+        assert "the log's 128MiB is not a size the search space holds" in init.target.draft.text

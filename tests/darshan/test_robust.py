@@ -4,14 +4,16 @@ naming what is missing (property-based, on the real logs PyDarshan ships)."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autotune.cli import main
-from autotune.darshan import build
+from autotune.darshan import build, read_log
 from autotune.errors import ConfigError
 
 from .conftest import PACKAGE, shipped_logs
@@ -108,3 +110,37 @@ def test_every_shipped_log_gives_a_campaign_or_one_line(tmp_path: Path, capsys: 
             refused.append(err)
     assert all("no POSIX or MPI-IO records" in e or "read and wrote no bytes" in e for e in refused), refused
     assert campaigns / len(LOGS) >= 0.8, (campaigns, len(LOGS))
+
+
+_READ: dict[Path, Any] = {}
+ODD = [float("nan"), -1.0, 0.0, 3.0, 1e-9, 2.0**62, 2.0**63, 1e300]
+WITH_IO = [p for p in LOGS if "noposix" not in p.name]
+
+
+@pytest.mark.slow
+@settings(SETTINGS, max_examples=40)
+@given(which=st.integers(0, len(WITH_IO) - 1), picks=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6),
+                                                                         st.sampled_from(ODD)), min_size=1, max_size=4),
+       nprocs=st.sampled_from([None, 1, 3, 100_000]), mounts=st.sampled_from([None, "gpfs", "overlay", "weird fs"]))
+def test_odd_counter_values_and_headers(which: int, picks: list[tuple[int, int, float]], nprocs: int | None,
+                                        mounts: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a damaged or odd log may say once read (negative, NaN, huge counters; any rank count; unknown mount
+    types): a campaign or one line."""
+    import autotune.darshan._campaign as campaign
+
+    path = WITH_IO[which]
+    real = _READ.setdefault(path, read_log(path))
+    frames = {k: v.copy() for k, v in real.frames.items()}
+    for mod_pick, col_pick, value in picks:
+        df = frames[sorted(frames)[mod_pick % len(frames)]]
+        cols = [c for c in df.columns if c not in ("id", "rank", "name") and df[c].dtype.kind in "if"]
+        col = cols[col_pick % len(cols)]
+        df[col] = df[col].astype(float)   # a float column holds every odd value
+        df.loc[df.index[mod_pick % len(df)], col] = value
+    odd = replace(real, frames=frames, nprocs=nprocs or real.nprocs,
+                  mounts=[(m, mounts) for m, _ in real.mounts] if mounts else real.mounts)
+    monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: odd)
+    try:
+        build(path)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
