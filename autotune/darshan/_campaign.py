@@ -97,6 +97,10 @@ def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], note
         lines.append(f"  ... and {len(d.matter) - 10} more file(s)")
     if settings:
         lines.append("  settings it ran with: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+    hinted = sum(f.counters.get("MPIIO_HINTS", 0.0) for f in d.matter)
+    if any(f.layer == "MPI-IO" for f in d.matter):
+        lines.append(f"  MPI-IO hints: set {hinted:.0f} time(s) (MPIIO_HINTS); Darshan does not record their values"
+                     if hinted else "  MPI-IO hints: none set by the job (MPIIO_HINTS is 0)")
     if not d.nodes_recorded:
         lines.append(f"  nodes: not in the log; estimated as ranks / {t.system.cores_per_node} cores per node "
                      f"({t.system.name}); pass --nodes N")

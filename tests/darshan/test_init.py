@@ -258,3 +258,11 @@ def test_truncated_command_line_in_the_log() -> None:
 
     assert _argv("ior -o '/lus/x y") == ["ior", "-o", "'/lus/x", "y"]   # Darshan cuts long command lines
     assert _argv("ior -o '/lus/x y'") == ["ior", "-o", "/lus/x y"]
+
+
+def test_the_hints_count_is_noted_not_invented() -> None:
+    """Darshan counts the MPI-IO hint calls (MPIIO_HINTS) but records no values; the log's 'h=' metadata is the
+    hints Darshan wrote its own log with, so it never becomes a setting of the job."""
+    init = build(IOR_HDF5)
+    assert "#   MPI-IO hints: set 17 time(s) (MPIIO_HINTS); Darshan does not record their values" in init.text
+    assert init.log.metadata.get("h") and "cb_nodes" not in init.settings and "mpiio.cb_nodes" not in init.settings
