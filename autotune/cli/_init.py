@@ -41,12 +41,26 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise ConfigError(f"-o: {str(out)!r} exists; pass --force to overwrite it")
     init = build(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
                  model=args.target == "model", name=args.name, trials=args.trials)
+    draft = init.target.draft
+    report = sys.stderr if out is None else sys.stdout
+    site = (out.parent if out is not None else Path.cwd()) / draft.filename if draft is not None else None
+    if site is not None and site.exists() and not args.force:
+        raise ConfigError(f"the drafted site profile {str(site)!r} exists; pass --force to overwrite it, or "
+                          "--system to use it")
+    if site is not None and draft is not None:
+        site.write_text(draft.text)
+        print(f"draft site profile written to {site} (from the log; check before trusting it: {draft.check})",
+              file=report)
     if out is None:
         sys.stdout.write(init.text)
     else:
-        out.write_text(init.text)
+        try:
+            out.write_text(init.text)
+        except OSError:
+            if site is not None:
+                site.unlink(missing_ok=True)   # no draft left behind without the campaign that uses it
+            raise
         print(f"campaign written to {out}")
-    report = sys.stderr if out is None else sys.stdout
     d, t = init.derived, init.target
     print(f"job: {init.log.nprocs} ranks, {', '.join(d.pattern['phases'])}, {d.pattern['file_mode']} "
           f"{d.pattern['library']} {d.pattern['io_mode']} on {t.system.name}:{t.fs.name} ({t.kind}); space {t.space}",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shlex
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from autotune.darshan._diagnose import Finding, diagnose
 from autotune.darshan._log import JobLog, read_log
 from autotune.darshan._pattern import Derived, derive
 from autotune.darshan._target import Target, choose_target, job_settings
+from autotune.space import BoundSpace
 from autotune.units import format_size
 
 
@@ -94,11 +97,39 @@ def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], note
         lines.append(f"  ... and {len(d.matter) - 10} more file(s)")
     if settings:
         lines.append("  settings it ran with: " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+    hinted = sum(f.counters.get("MPIIO_HINTS", 0.0) for f in d.matter)
+    if any(f.layer == "MPI-IO" for f in d.matter):
+        lines.append(f"  MPI-IO hints: set {hinted:.0f} time(s) (MPIIO_HINTS); Darshan does not record their values"
+                     if hinted else "  MPI-IO hints: none set by the job (MPIIO_HINTS is 0)")
     if not d.nodes_recorded:
         lines.append(f"  nodes: not in the log; estimated as ranks / {t.system.cores_per_node} cores per node "
                      f"({t.system.name}); pass --nodes N")
     lines += [f"  note: {n}" for n in notes]
     return ["# " + ln for ln in lines]
+
+
+def _space(name: str, nodes: int) -> str | dict[str, Any]:
+    """The campaign's space: ``local-romio`` searches ``mpiio.cb_nodes`` over powers of two from ROMIO's
+    default of one aggregator per node, which is not one when the job's node count is not a power of two:
+    then the same range as integers (log scale), the default still one per node."""
+    if name != "local-romio" or nodes & (nodes - 1) == 0:
+        return name
+    return {"use": name, "parameters": {"mpiio.cb_nodes": {"type": "int", "low": 1, "high": "app.ranks", "log": True,
+                                                            "default": "app.nodes"}}}
+
+
+def _searchable(space: BoundSpace, settings: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The job's settings the space can hold (its baseline); a note for each it cannot."""
+    active = {p.name: p for p in space.active}
+    kept: dict[str, Any] = {}
+    for k, v in settings.items():
+        p = active.get(k)
+        if p is not None and p.contains(v):
+            kept[k] = v
+        else:
+            notes.append(f"the job's {k}={format_size(v) if k == 'lustre.stripe_size' else v} is outside the searched "
+                         f"range ({p.describe() if p is not None else 'not searched here'}): not used as the baseline")
+    return kept
 
 
 def build(log_path: str | Path, system: str | None = None, nodes: int | None = None,
@@ -110,7 +141,9 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
 
     log = read_log(log_path)
     d = derive(log, nodes)
-    t = choose_target(log, d, system)
+    campaign_name = name or _name(log)
+    site_file = re.sub(r"[^A-Za-z0-9_.-]", "-", campaign_name).strip("-.")[:100] or "darshan-job"
+    t = choose_target(log, d, system, f"{site_file}-site.yaml", nodes)
     settings, notes = job_settings(log, d, t)
     notes = t.notes + notes + [f"not read (PyDarshan failed): {m}" for m in log.skipped]
     cmd = list(command) if command else _argv(log.exe)
@@ -133,20 +166,29 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         app["env"] = {LOG_ENV: LOG_FILE}
         app["metric"] = {"extractor": "darshan", "logs": "{run_dir}/*.darshan"}
     data: dict[str, Any] = {
-        "name": name or _name(log),
+        "name": campaign_name,
         "description": f"from Darshan log {log.path.name}: {', '.join(d.pattern['phases'])} "
                        f"{d.pattern['file_mode']} {d.pattern['library']} {d.pattern['io_mode']}",
         "app": app,
         "system": t.system_ref,
         "target": "model" if model else {"filesystem": t.fs.name},
-        "space": t.space,
+        "space": _space(t.space, app["nodes"]),
     }
-    if settings:
-        data["baseline"] = {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in settings.items()}
     data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "best"}
     data["budget"] = {"trials": trials, "run_timeout": "1h"}
-    text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
-    campaign = parse_campaign(yaml.safe_load(text), Path.cwd(), text=text)
+    if t.draft is not None:
+        notes.append(f"check before trusting {t.draft.filename}: {t.draft.check}")
+    with tempfile.TemporaryDirectory() as tmp:   # the draft profile beside the campaign, as the CLI writes them
+        if t.draft is not None:
+            (Path(tmp) / t.draft.filename).write_text(t.draft.text)
+        plain = parse_campaign(copy.deepcopy(data), Path(tmp))
+        kept = _searchable(plain.space.bind(plain.system, plain.fs, plain.app.pattern), settings, notes)
+        if kept:
+            data = {**{k: v for k, v in data.items() if k not in ("objective", "budget")},
+                    "baseline": {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in kept.items()},
+                    "objective": data["objective"], "budget": data["budget"]}
+        text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
+        campaign = parse_campaign(yaml.safe_load(text), Path(tmp), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()
     findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s", log)

@@ -131,7 +131,7 @@ def dominant_size(log: JobLog, files: list[FileFigures], layer: str, op: str) ->
             a, c = f"{p}_ACCESS{i}_ACCESS", f"{p}_ACCESS{i}_COUNT"
             if a in rows and c in rows:
                 for size, count in zip(rows[a], rows[c], strict=True):
-                    if size > 0 and count > 0:
+                    if 0 < size < BINS[-1][2] and count > 0:   # a damaged counter can hold any value
                         suffix = next(s for s, lo, hi in BINS if lo <= size < hi)
                         exact[suffix][int(size)] = exact[suffix].get(int(size), 0.0) + float(count)
 

@@ -6,26 +6,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autotune._paths import available
+from autotune.darshan._draft import SPACE_FOR_KIND, Draft, draft_site, fs_kind, out_of_reach
 from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
 from autotune.systems import FileSystem, SystemProfile, load_system
 
-SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
 
-
-def fs_kind(fs_type: str, mount: str) -> str:
-    """The autotune kind of a mount Darshan recorded: lustre, datawarp (DVS mounts of a DataWarp job), posix."""
-    if fs_type == "lustre":
-        return "lustre"
-    if fs_type == "dvs" and ("/dws/" in mount or "datawarp" in mount.lower() or "/dw_" in mount.lower()):
-        return "datawarp"
-    return "posix"
-
-
-def _fs_by_path(system: SystemProfile, name: str) -> FileSystem | None:
+def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem | None:
+    """The profile's file system holding ``name``; else, for a Lustre ``mount`` (not "/"), the one whose path is
+    inside that mount (the same file system: Theta's ``/lus/theta-fs0`` holds its ``projects`` directory)."""
     path = name.rstrip("/") + "/"
     hits = [fs for fs in system.filesystems.values() if fs.path and path.startswith(fs.path.rstrip("/") + "/")]
+    if not hits and mount.strip("/"):
+        inside = mount.rstrip("/") + "/"
+        hits = [fs for fs in system.filesystems.values()
+                if fs.kind == "lustre" and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 
@@ -37,24 +33,29 @@ class Target:
     kind: str
     space: str
     notes: list[str] = field(default_factory=list)
+    draft: Draft | None = None          # the site profile drafted from the log, when no profile knew the site
 
 
-def choose_target(log: JobLog, d: Derived, system: str | None) -> Target:
+def choose_target(log: JobLog, d: Derived, system: str | None, draft_name: str = "site.yaml",
+                  nodes: int | None = None) -> Target:
     """The profile and file system of the job: ``system`` when given, else the profile whose file system
-    holds the job's main file; a job on a file system no profile knows is an error naming what to pass."""
+    holds the job's main file, else a draft profile from the log's own evidence (file ``draft_name``)."""
     kind = fs_kind(d.fs_type, d.mount)
     top = d.matter[0].name
+    reach = [out_of_reach(d.fs_type, d.mount)] if kind == "posix" else []
     if system is None:
         for name in available("search_spaces/systems"):
             prof = load_system(name)
-            fs = _fs_by_path(prof, top)
+            fs = _fs_by_path(prof, top, d.mount if kind == "lustre" else "")
             if fs is not None and fs.kind == kind:
-                return Target(prof, name, fs, kind, SPACE_FOR_KIND[kind])
-        raise ConfigError(
-            f"darshan log {str(log.path)!r}: its main file {top!r} is on "
-            + (f"a {d.fs_type} mount ({d.mount})" if d.mount else "a mount the log does not record")
-            + " that no system profile knows (known: {', '.join(available('search_spaces/systems'))}); pass "
-            "--system NAME, or --system PATH to a copy of a profile describing your site")
+                return Target(prof, name, fs, kind, SPACE_FOR_KIND[kind], reach)
+        draft = draft_site(log, d, draft_name, nodes)
+        where = f"a {d.fs_type} mount ({d.mount})" if d.mount else "a mount the log does not record"
+        known = ", ".join(available("search_spaces/systems"))
+        drafted = [f"its main file is on {where} that no system profile knows (known: {known}): drafted the site "
+                   f"as {draft_name} from the log", *draft.notes]
+        return Target(draft.profile, draft_name, draft.profile.filesystem(draft.main_fs), kind, SPACE_FOR_KIND[kind],
+                      drafted, draft)
     prof = load_system(system)
     fs = _fs_by_path(prof, top)
     notes: list[str] = []
@@ -67,7 +68,7 @@ def choose_target(log: JobLog, d: Derived, system: str | None) -> Target:
                 f"{', '.join(f'{n} ({f.kind})' for n, f in prof.filesystems.items())}); pass a profile that has one")
         fs = prof.filesystem(prof.default_filesystem) if prof.filesystem(prof.default_filesystem).kind == kind else same[0]
         notes.append(f"the job ran on {d.fs_type} at {d.mount or 'an unrecorded mount'}; tuned as {prof.name}:{fs.name}")
-    return Target(prof, system, fs, kind, SPACE_FOR_KIND[kind], notes)
+    return Target(prof, system, fs, kind, SPACE_FOR_KIND[kind], notes + reach)
 
 
 def job_settings(log: JobLog, d: Derived, target: Target) -> tuple[dict[str, Any], list[str]]:

@@ -26,6 +26,12 @@ DARSHAN_MAGIC = 6567223
 _PSEUDO = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
 
+def header_maps(version: str) -> int:
+    """Region maps in a Darshan 3 header: the name map and one per module slot (``DARSHAN_MAX_MODS``:
+    16 up to log format 3.21, 64 from format 3.41; darshan-log-format.h)."""
+    return 17 if version < "3.41" else 65
+
+
 def check_darshan_header(path: Path) -> str | None:
     """None for a complete Darshan 3 log, else what is wrong (not Darshan, other format, truncated)."""
     try:
@@ -34,16 +40,20 @@ def check_darshan_header(path: Path) -> str | None:
             head = fh.read(24 + 16 * 65)
     except OSError as exc:
         return f"cannot read it ({exc.strerror or exc})"
-    if len(head) < 40:
+    if len(head) < 24:
         return f"{size} bytes is not a Darshan log"
     little = struct.unpack("<q", head[8:16])[0] == DARSHAN_MAGIC
     if not little and struct.unpack(">q", head[8:16])[0] != DARSHAN_MAGIC:
         return "not a Darshan log (no Darshan magic number)"
     version = head[:8].split(b"\0")[0].decode("ascii", "replace")
     if not version.startswith("3."):
-        return f"format {version!r} is not Darshan 3.x (convert it with darshan-convert)"
+        return (f"format {version!r} is not Darshan 3.x (PyDarshan reads Darshan 3 logs; use the darshan-util "
+                "of the log's own version)")
     order = "<" if little else ">"
-    maps = [struct.unpack(order + "QQ", head[24 + 16 * i:40 + 16 * i]) for i in range(65)]
+    count = header_maps(version)
+    if len(head) < 24 + 16 * count:  # the header itself is cut: its region table is incomplete
+        return f"truncated ({size} of at least {24 + 16 * count} bytes: the header's region table is cut)"
+    maps = [struct.unpack(order + "QQ", head[24 + 16 * i:40 + 16 * i]) for i in range(count)]
     end = maps[0][0]
     for off, length in maps:  # regions are written back to back after the header
         if length == 0:
