@@ -3,7 +3,14 @@
 from autotune.space._catalogue import CATALOGUE, Known
 from autotune.space._expr import Expr
 from autotune.space._params import BoundParam, ParamSpec
-from autotune.space._relevance import AGGREGATOR_SETTINGS, PHASE_SETTINGS, inert, measured_phases
+from autotune.space._relevance import (
+    AGGREGATOR_SETTINGS,
+    OMPIO_ONLY_SETTINGS,
+    PHASE_SETTINGS,
+    ROMIO_ONLY_SETTINGS,
+    inert,
+    measured_phases,
+)
 from autotune.space._space import (
     BoundSpace,
     Config,
@@ -16,7 +23,8 @@ from autotune.space._space import (
 )
 
 __all__ = [
-    "AGGREGATOR_SETTINGS", "CATALOGUE", "PHASE_SETTINGS", "BoundParam", "BoundSpace", "Config", "Expr", "Known",
+    "AGGREGATOR_SETTINGS", "CATALOGUE", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS", "BoundParam",
+    "BoundSpace", "Config", "Expr", "Known",
     "ParamSpec", "Rule", "SearchSpace",
     "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases",
 ]

@@ -12,6 +12,13 @@ AGGREGATOR_SETTINGS = ("mpiio.cb_nodes", "mpiio.cb_buffer_size", "mpiio.cb_confi
                        "cray.cb_write_lock_mode")
 
 
+# Under Open MPI, settings only one of its MPI-IO components reads: ROMIO's hints act under ``ompi.io=romio321``
+# only (OMPIO ignores them; it honours the standard cb_nodes), OMPIO's MCA parameters under ``ompi.io=ompio`` only.
+ROMIO_ONLY_SETTINGS = ("mpiio.cb_buffer_size", "mpiio.cb_config_list", "mpiio.romio_cb_write", "mpiio.romio_cb_read",
+                       "mpiio.romio_ds_write", "mpiio.romio_ds_read", "mpiio.romio_no_indep_rw")
+OMPIO_ONLY_SETTINGS = ("ompi.fcoll", "ompi.num_aggregators", "ompi.bytes_per_agg", "ompi.cycle_buffer_size")
+
+
 # Settings that act on one phase only.
 PHASE_SETTINGS = {"write": ("mpiio.romio_cb_write", "mpiio.romio_ds_write", "cray.cb_write_lock_mode"),
                   "read": ("mpiio.romio_cb_read", "mpiio.romio_ds_read")}
