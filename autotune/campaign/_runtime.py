@@ -44,6 +44,10 @@ class Runtime:
             spec = spec.customise(fixed=fixed_parameters(c.persistent))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
+        from autotune.model import cannot_judge
+
+        space.notices.extend(f"{name}: {why}: searched without the model's prior"
+                             for name, why in cannot_judge(p.name for p in space.active).items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
         from autotune.campaign._baseline import baseline_config

@@ -9,7 +9,7 @@ from typing import Any
 
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
-from autotune.space import CATALOGUE
+from autotune.space import CATALOGUE, other_component
 from autotune.systems import NEAR_NODE, FileSystem, SystemProfile, access_mode, dw_capacity
 
 
@@ -126,7 +126,10 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     """
     info: dict[str, str] = {}
     mca: dict[str, str] = {}
+    idle = other_component({"ompi.io": "ompio", **config}) if system.mpi_flavour == "openmpi" else {}
     for name, value in config.items():
+        if name in idle:  # Open MPI: a setting of the io component that does not run is not delivered
+            continue
         known = CATALOGUE.get(name)
         if known is not None and known.mca is not None and system.mpi_flavour == "openmpi":
             mca[known.mca] = _hint_value(value)

@@ -10,6 +10,7 @@ from autotune.space._relevance import (
     ROMIO_ONLY_SETTINGS,
     inert,
     measured_phases,
+    other_component,
 )
 from autotune.space._space import (
     BoundSpace,
@@ -26,5 +27,5 @@ __all__ = [
     "AGGREGATOR_SETTINGS", "CATALOGUE", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS", "BoundParam",
     "BoundSpace", "Config", "Expr", "Known",
     "ParamSpec", "Rule", "SearchSpace",
-    "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases",
+    "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases", "other_component",
 ]

@@ -50,3 +50,21 @@ def openmpi_stack() -> Stack | None:
 
 
 MISSING_OPENMPI = "Open MPI or its mpi4py is not installed here: run `make setup-ompi` (make test does)"
+
+
+def local_system_file(directory: Path, flavour: str) -> Path:
+    """The built-in ``local`` profile with its MPI flavour set to ``flavour`` (this machine runs both MPIs),
+    written as ``<directory>/local-<flavour>.yaml`` for a campaign's ``system:``."""
+    import yaml
+
+    from autotune._paths import find_named
+
+    source = find_named("search_spaces/systems", "local")
+    assert source is not None, "the built-in local profile is missing"
+    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    data["name"] = f"local-{flavour}"
+    data["description"] = f"this machine (one node, local disk) with its {flavour} installation"
+    data["mpi"] = {**(data.get("mpi") or {}), "flavour": flavour}
+    path = directory / f"local-{flavour}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
