@@ -11,8 +11,7 @@ from autotune.testing._stacks import MISSING_OPENMPI, Stack, local_system_file, 
 from autotune.testing._tracker import TrackerContract
 
 __all__ = [
-    "MISSING_OPENMPI", "PY", "Blackhole", "Stack", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
-    "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "local_system_file", "make_requests", "model_campaign", "mpich_stack",
-    "openmpi_stack",
-    "wrf_model_campaign",
+    "MISSING_OPENMPI", "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract",
+    "Stack", "TcpProxy", "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database",
+    "local_system_file", "make_requests", "model_campaign", "mpich_stack", "openmpi_stack", "wrf_model_campaign",
 ]
