@@ -19,6 +19,9 @@ ROMIO_ONLY_SETTINGS = ("mpiio.cb_buffer_size", "mpiio.cb_config_list", "mpiio.ro
 OMPIO_ONLY_SETTINGS = ("ompi.fcoll", "ompi.num_aggregators", "ompi.bytes_per_agg", "ompi.cycle_buffer_size")
 
 
+# The rules above as written in rules.yaml: breaking one wastes a run (the setting cannot act), it harms nothing,
+# so `autotune check` runs such a configuration to show what takes effect (tune never does).
+COMPONENT_RULES = ("romio_hints_need_romio", "ompio_knobs_need_ompio")
 
 
 def other_component(config: Mapping[str, Any]) -> dict[str, str]:
