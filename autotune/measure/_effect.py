@@ -33,6 +33,7 @@ ROMIO_KEYS = frozenset({"cb_buffer_size", "cb_config_list", "romio_cb_write", "r
                         "romio_ds_read", "romio_no_indep_rw", "ind_wr_buffer_size", "ind_rd_buffer_size"})
 OMPIO_MCA = frozenset({"fcoll", "io_ompio_num_aggregators", "io_ompio_bytes_per_agg", "io_ompio_cycle_buffer_size",
                        "fs_lustre_stripe_size", "fs_lustre_stripe_width"})
+WRITER_MIN_BYTES = 4096
 _COUNTER = "per-rank bytes written in the timed region, /proc/self/io wchar"
 
 
@@ -52,7 +53,12 @@ class Evidence:
 
     @property
     def writers(self) -> int | None:
-        return None if self.write_bytes is None else sum(1 for b in self.write_bytes if b > 0)
+        """Ranks that wrote a share of the data: more than a 16th of an even share and more than 4 KiB (the MPI
+        runtime writes a few bytes of its own now and then: 32 B on a non-aggregator rank, seen here)."""
+        if self.write_bytes is None:
+            return None
+        floor = max(WRITER_MIN_BYTES, sum(self.write_bytes) / max(1, len(self.write_bytes)) / 16)
+        return sum(1 for b in self.write_bytes if b > floor)
 
     @property
     def ranks(self) -> int | None:
