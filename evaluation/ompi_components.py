@@ -3,7 +3,8 @@
     python evaluation/ompi_components.py [--ranks 2 4] [--rounds 5] [--block 32MiB] [--dir DIR] [--seed 1]
 
 The IOR-like kernel (shared file, 1 MiB collective writes, contiguous blocks per rank, open→write→sync→close on
-the slowest rank) under ``mpiexec.openmpi`` with the Open MPI virtual environment's mpi4py (``make setup-ompi``).
+the slowest rank; data in a temporary directory, on the local disk here) under ``mpiexec.openmpi`` with the
+Open MPI virtual environment's mpi4py (``make setup-ompi``).
 Each round runs every (ranks, configuration) once in a shuffled order (seeded), so load drift hits all alike.
 Prints per configuration the median, min and max write MiB/s over the rounds, the ranks that wrote and the
 verification states. Tolerance, stated before comparing: a ratio of medians within the configurations' own
@@ -88,7 +89,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
     a = p.parse_args()
-    with tempfile.TemporaryDirectory(dir=a.dir or str(Path.cwd())) as directory:
+    with tempfile.TemporaryDirectory(dir=a.dir) as directory:  # default: the system's temporary directory
         results = measure(a.ranks, a.rounds, a.block, directory, a.seed)
     text = table(results, a.block, a.rounds)
     print(text)
