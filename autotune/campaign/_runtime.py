@@ -46,8 +46,11 @@ class Runtime:
         space.notices.extend(blocked.values())
         from autotune.model import cannot_judge
 
-        space.notices.extend(f"{name}: {why}: searched without the model's prior"
-                             for name, why in cannot_judge(p.name for p in space.active).items())
+        blind: dict[str, list[str]] = {}
+        for name, why in cannot_judge(p.name for p in space.active).items():
+            blind.setdefault(why, []).append(name)
+        space.notices.extend(f"{', '.join(names)}: {why}: searched without the model's prior"
+                             for why, names in blind.items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
         from autotune.campaign._baseline import baseline_config

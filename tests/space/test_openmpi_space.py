@@ -43,3 +43,22 @@ def test_on_mpich_open_mpi_parameters_are_not_searched(tmp_path: Path) -> None:
 def test_the_model_says_it_cannot_judge_open_mpi_knobs() -> None:
     assert set(cannot_judge(["ompi.fcoll", "ompi.io", "mpiio.cb_nodes", "lustre.stripe_count"])) == {"ompi.fcoll",
                                                                                                     "ompi.io"}
+
+
+def test_the_model_picks_leave_open_mpi_knobs_to_the_sampler(tmp_path: Path) -> None:
+    import optuna
+
+    from autotune.campaign import Runtime, parse_campaign
+    from autotune.optimize import initial_configs
+
+    data = {"name": "ompi-start", "app": {"kernel": "ior", "ranks": 4, "args": {"block_size": "2MiB",
+                                                                             "layout": "strided"}},
+            "system": str(local_system_file(tmp_path, "openmpi")), "target": {"filesystem": "disk"},
+            "space": "local-openmpi", "objective": {"metric": "write_bandwidth_mib_s"},
+            "tracking": {"enabled": False}, "workdir": str(tmp_path / "work")}
+    c = parse_campaign(data, tmp_path)
+    rt = Runtime.build(c)
+    assert any(n.startswith("ompi.io, ompi.fcoll, ompi.num_aggregators, ompi.bytes_per_agg: the model has no term")
+               for n in rt.space.notices)
+    picks = initial_configs(c, rt.space, optuna.create_study(direction="maximize"))
+    assert picks and all(not any(k.startswith("ompi.") for k in cfg) for cfg in picks)
