@@ -76,7 +76,8 @@ $(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
 # Open MPI beside MPICH (the tests run the kernels and a campaign under both): Debian's Open MPI 4.1 and a second
 # virtual environment with mpi4py built against it. Installing openmpi-bin switches the mpirun/mpiexec, mpicc and
 # libmpi.so alternatives to Open MPI: they are set back to MPICH in the same step, so plain `mpiexec`/`mpicc`
-# stay MPICH (Open MPI is always called as mpiexec.openmpi / mpicc.openmpi).
+# stay MPICH (Open MPI is always called as mpiexec.openmpi / mpicc.openmpi). The dpkg lock timeout: make -j2 may
+# run another apt step (setup-browser) at the same time.
 OMPI_VENV ?= .venv-ompi
 OMPI_PY := $(OMPI_VENV)/bin/python
 OMPI_PIP := $(OMPI_PY) -m pip --disable-pip-version-check -q
@@ -90,7 +91,7 @@ system-ompi: | system
 	  if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
 	    echo "setup-ompi: needs $(OMPI_PKGS) (Debian, as root)" >&2; exit 1; fi; \
 	  echo "setup-ompi: installing $(OMPI_PKGS) (apt), keeping MPICH the default"; \
-	  status=0; { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OMPI_PKGS) >/dev/null; } || status=$$?; \
+	  status=0; { apt-get -o DPkg::Lock::Timeout=300 update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq $(OMPI_PKGS) >/dev/null; } || status=$$?; \
 	  if [ -e /usr/bin/mpirun.mpich ]; then update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich; fi; \
 	  if [ -e /usr/bin/mpicc.mpich ]; then update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich; fi; \
 	  if [ -e /usr/include/x86_64-linux-gnu/mpich ]; then \
