@@ -23,7 +23,7 @@ PYTEST_ARGS ?=
 # The MPI bindings are thin wrappers around I/O calls: -O1 without debug info builds ~1.6x faster.
 BUILD_CFLAGS ?= -O1 -g0
 
-.PHONY: setup setup-gp system setup-browser demo test lint docs slurm-up slurm-down clean-venv
+.PHONY: setup setup-gp system setup-browser setup-ompi system-ompi demo test lint docs slurm-up slurm-down clean-venv
 
 # Optuna's GPSampler (`sampler: gp`, one of the optimizer evaluation's methods) needs PyTorch: the CPU wheel
 # (+31 s, +700 MiB here). `make setup WITH_GP=no` skips it (GP is then reported as unavailable).
@@ -73,6 +73,47 @@ $(STAMPS)/h5py: $(STAMPS)/mpi4py $(STAMPS)/builddeps | system
 	$(PY) -c "import h5py; assert h5py.get_config().mpi, 'h5py built without MPI'; print('h5py', h5py.__version__, 'mpi=True')"
 	touch $@
 
+# Open MPI beside MPICH (the tests run the kernels and a campaign under both): Debian's Open MPI 4.1 and a second
+# virtual environment with mpi4py built against it. Installing openmpi-bin switches the mpirun/mpiexec, mpicc and
+# libmpi.so alternatives to Open MPI: they are set back to MPICH in the same step, so plain `mpiexec`/`mpicc`
+# stay MPICH (Open MPI is always called as mpiexec.openmpi / mpicc.openmpi). The dpkg lock timeout: make -j2 may
+# run another apt step (setup-browser) at the same time.
+OMPI_VENV ?= .venv-ompi
+OMPI_PY := $(OMPI_VENV)/bin/python
+OMPI_PIP := $(OMPI_PY) -m pip --disable-pip-version-check -q
+OMPI_PKGS := openmpi-bin libopenmpi-dev
+
+setup-ompi: $(OMPI_VENV)/.stamps/project
+	@echo "setup-ompi: ready ($(OMPI_VENV), $$(readlink -f /usr/bin/mpiexec) is still the default mpiexec)"
+
+system-ompi: | system
+	@dpkg -s $(OMPI_PKGS) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	    echo "setup-ompi: needs $(OMPI_PKGS) (Debian, as root)" >&2; exit 1; fi; \
+	  echo "setup-ompi: installing $(OMPI_PKGS) (apt), keeping MPICH the default"; \
+	  status=0; { apt-get -o DPkg::Lock::Timeout=300 update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -qq $(OMPI_PKGS) >/dev/null; } || status=$$?; \
+	  if [ -e /usr/bin/mpirun.mpich ]; then update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich; fi; \
+	  if [ -e /usr/bin/mpicc.mpich ]; then update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich; fi; \
+	  if [ -e /usr/include/x86_64-linux-gnu/mpich ]; then \
+	    update-alternatives --quiet --set mpi-x86_64-linux-gnu /usr/include/x86_64-linux-gnu/mpich; fi; \
+	  exit $$status; }
+
+$(OMPI_VENV)/.stamps/venv:
+	$(PYTHON) -m venv $(OMPI_VENV)
+	$(OMPI_PIP) install --upgrade pip setuptools wheel
+	mkdir -p $(OMPI_VENV)/.stamps && touch $@
+
+# --no-cache-dir: pip's wheel cache holds the mpi4py built against MPICH for the main environment.
+$(OMPI_VENV)/.stamps/mpi4py: $(OMPI_VENV)/.stamps/venv | system-ompi
+	CFLAGS="$(BUILD_CFLAGS)" MPICC=/usr/bin/mpicc.openmpi $(OMPI_PIP) install --no-cache-dir --no-binary=mpi4py "mpi4py>=4.0"
+	$(OMPI_PY) -c "from mpi4py import MPI; v = MPI.Get_library_version(); assert 'Open MPI' in v, v; print('mpi4py', v.splitlines()[0])"
+	touch $@
+
+# The project (core dependencies: what the kernels import) for the kernels run under Open MPI.
+$(OMPI_VENV)/.stamps/project: $(OMPI_VENV)/.stamps/mpi4py pyproject.toml
+	$(OMPI_PIP) install -e .
+	touch $@
+
 demo: setup
 	$(VENV)/bin/autotune tune examples/quickstart.yaml
 
@@ -82,8 +123,8 @@ setup-browser: | system
 	  echo "setup: installing chromium (apt)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: setup setup-browser
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+test: setup setup-browser setup-ompi
+	OMPI_VENV=$(OMPI_VENV) $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check autotune tests evaluation
@@ -95,7 +136,7 @@ docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
 clean-venv:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(OMPI_VENV)
 
 # A single-node Slurm on localhost (munged, slurmctld, slurmd) for the Slurm launcher's tests.
 SLURM_DIR ?= .slurm

@@ -12,12 +12,12 @@ import yaml
 
 from autotune._yaml import expect
 from autotune.campaign._runtime import Runtime
-from autotune.campaign._trial import TrialOutcome
+from autotune.campaign._trial import TrialOutcome, what_took_effect
 from autotune.errors import AutotuneError, ConfigError
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
-from autotune.measure import Measurement, parse_hints_display, strip_hints_display, verify_hints
-from autotune.space import Config
+from autotune.measure import STATES, Measurement, strip_hints_display
+from autotune.space import COMPONENT_RULES, Config, other_component
 
 TAIL_LINES = 15
 LINE_CHARS = 240  # a kernel's JSON record is one long line
@@ -39,6 +39,7 @@ class CheckReport:
     measurement: Measurement | None = None
     in_effect: dict[str, str] = field(default_factory=dict)
     not_in_effect: dict[str, Any] = field(default_factory=dict)
+    verification: dict[str, Any] = field(default_factory=dict)
 
     @property
     def error(self) -> str | None:
@@ -77,7 +78,7 @@ def parse_config_overrides(rt: Runtime, items: list[str]) -> Config:
             raise ConfigError(f"--config {name}: {value!r} is not in the searched range ({p.describe()})")
         config[name] = value
     violations = rt.space.violations(config)
-    broken = sorted(k for k, v in violations.items() if v > 0)
+    broken = sorted(k for k, v in violations.items() if v > 0 and k not in COMPONENT_RULES)
     if broken:
         raise ConfigError(f"--config: this configuration breaks the rule(s) {', '.join(broken)}")
     return config
@@ -123,10 +124,11 @@ def run_check(rt: Runtime, config: Config | None = None) -> CheckReport:
         shutil.rmtree(req.data_dir, ignore_errors=True)
     if rep.result.ok:
         rep.measurement = rt.extractor.extract(rep.result, rt.campaign.objective.metric)
-        rep.in_effect = rep.measurement.hints_in_effect or (
-            parse_hints_display(rep.result.stdout + "\n" + rep.result.stderr) if rt.campaign.app.command else {})
-        rep.not_in_effect = rep.measurement.hints_not_in_effect or (
-            verify_hints(rep.requested, rep.in_effect) if rep.in_effect else {})
+        rep.in_effect, rep.not_in_effect, rep.verification = what_took_effect(req, rep.result, rep.measurement)
+        if rt.campaign.system.mpi_flavour == "openmpi" and not is_default:  # the io component that runs never reads them
+            for name, why in other_component({"ompi.io": "ompio", **config}).items():
+                rep.verification[name] = {"state": "not in effect", "how": f"not passed: {why}",
+                                          "requested": config[name], "observed": None}
     return rep
 
 
@@ -167,21 +169,31 @@ def format_check(rt: Runtime, rep: CheckReport) -> str:
         kind = f"a {o.kind}" if o.kind else "of unknown kind"
         lines.append(f"metric: {o.metric} = {rep.measurement.value:.6g}{unit} ({kind}, {o.direction}d; "
                      f"read by extractor {c.metric.get('extractor', 'json')})")
-    lines += _hints_lines(rep)
+    lines += _hints_lines(rep, echo=c.system.mpi_flavour == "openmpi")
     err = rep.error
     lines.append(f"FAILED: {err}" if err else "OK: the campaign can run; `autotune tune` spends its budget on this")
     return "\n".join(lines)
 
 
-def _hints_lines(rep: CheckReport) -> list[str]:
+def _hints_lines(rep: CheckReport, echo: bool) -> list[str]:
+    """What the library reported (``echo``: it only returns the requested keys, so it proves nothing), the
+    mismatches, then every requested setting as verified in effect / verified not in effect / not verifiable."""
     if rep.result is None or not rep.result.ok:
         return []
     if not rep.in_effect:
-        return ["hints in effect: not reported (the program opened no MPI-IO file, or its MPI prints none)"]
-    lines = ["hints in effect (as the MPI library reports them):"]
+        lines = ["hints in effect: not reported (the program opened no MPI-IO file, or its MPI prints none)"]
+    elif echo:
+        lines = ["hints the MPI library returns (Open MPI echoes the requested keys: this proves nothing):"]
+    else:
+        lines = ["hints in effect (as the MPI library reports them):"]
     lines += [f"  {k} = {v}" for k, v in sorted(rep.in_effect.items())]
     for k, v in sorted(rep.not_in_effect.items()):
         lines.append(f"  NOT IN EFFECT: {k}={v.get('requested')} -> {v.get('in_effect')} ({v.get('why')})")
+    for state in STATES:
+        found = {k: v for k, v in rep.verification.items() if v.get("state") == state}
+        if found:
+            lines.append(f"settings {'' if state == STATES[2] else 'verified '}{state}:")
+            lines += [f"  {k}={v.get('requested')}: {v.get('how')}" for k, v in sorted(found.items())]
     return lines
 
 

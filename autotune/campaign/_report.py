@@ -53,7 +53,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out.update(best_trial=best.number, best_value=value_of(best), best_config=config, best_is_default=is_def,
                    best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
                    recommended_config=export, recommended_is_default=export_default,
-                   best_hints_took_effect=bool(best.user_attrs.get("hints_took_effect", True)))
+                   best_hints_took_effect=best.user_attrs.get("hints_took_effect", True))  # None: not verifiable
         if study.user_attrs.get("confirmation"):
             out["confirmation"] = study.user_attrs["confirmation"]
     bv, dv = (value_of(best) if best is not None else None), (value_of(default) if default is not None else None)
@@ -130,8 +130,10 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
-    if not s["best_hints_took_effect"]:
+    if s["best_hints_took_effect"] is False:
         lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
+    elif s["best_hints_took_effect"] is None:
+        lines.append("  note: some requested settings could not be verified in this trial (see `autotune status`)")
     if confirmed:
         lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
     rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}

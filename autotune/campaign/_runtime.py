@@ -44,6 +44,13 @@ class Runtime:
             spec = spec.customise(fixed=fixed_parameters(c.persistent))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
+        from autotune.model import cannot_judge
+
+        blind: dict[str, list[str]] = {}
+        for name, why in cannot_judge(p.name for p in space.active).items():
+            blind.setdefault(why, []).append(name)
+        space.notices.extend(f"{', '.join(names)}: {why}: searched without the model's prior"
+                             for why, names in blind.items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
         from autotune.campaign._baseline import baseline_config

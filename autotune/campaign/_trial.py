@@ -11,7 +11,18 @@ from typing import Any
 from autotune.campaign._runtime import Runtime
 from autotune.launch import RunRequest, RunResult
 from autotune.launch._process import tail
-from autotune.measure import add_mpiio_stats, aggregate, parse_hints_display, spread, strip_hints_display, verify_hints
+from autotune.measure import (
+    Measurement,
+    add_mpiio_stats,
+    aggregate,
+    not_in_effect,
+    parse_hints_display,
+    spread,
+    strip_hints_display,
+    took_effect,
+    verify_hints,
+    verify_run,
+)
 from autotune.measure._sanity import metric_problem
 from autotune.space import Config
 
@@ -29,6 +40,7 @@ class TrialOutcome:
     hints: dict[str, str]
     hints_in_effect: dict[str, Any] = field(default_factory=dict)
     hints_not_in_effect: dict[str, Any] = field(default_factory=dict)
+    verification: dict[str, Any] = field(default_factory=dict)  # per setting: state, how (measure._effect)
     run_info: list[dict[str, Any]] = field(default_factory=list)
     metrics: list[dict[str, float]] = field(default_factory=list)
     stderr_tail: str = ""
@@ -53,7 +65,8 @@ class TrialOutcome:
             "repetitions": self.repetitions, "repetition_errors": self.errors,
             "failed_repetitions": sum(v is None for v in self.repetitions),
             "spread": spread(ok_vals), "hints": self.hints, "hints_in_effect": self.hints_in_effect,
-            "hints_not_in_effect": self.hints_not_in_effect, "hints_took_effect": not self.hints_not_in_effect,
+            "hints_not_in_effect": self.hints_not_in_effect, "verification": self.verification,
+            "hints_took_effect": took_effect(self.verification) if self.verification else not self.hints_not_in_effect,
             "run_info": self.run_info, "metrics": self.metrics, "duration_s": round(self.duration, 3),
             "config": {k: v for k, v in self.config.items()}, "stderr_tail": self.stderr_tail[-4000:],
             "command": self.command,
@@ -143,8 +156,23 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
     if m.value is None:
         outcome.stderr_tail = tail(res.stderr, 30) or tail(res.stdout, 30)
         outcome.stdout_tail = tail(strip_hints_display(res.stdout), 30)
-    in_effect = m.hints_in_effect or (parse_hints_display(res.stdout + "\n" + res.stderr) if req.app.command else {})
+    in_effect, mismatches, verification = what_took_effect(req, res, m)
     if in_effect and not outcome.hints_in_effect:
         outcome.hints_in_effect = in_effect
-    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, in_effect) if in_effect else {})
     outcome.hints_not_in_effect.update(mismatches)
+    for key, found in verification.items():  # a setting not in effect in any repetition stays so
+        if outcome.verification.get(key, {}).get("state") != "not in effect":
+            outcome.verification[key] = found
+
+
+def what_took_effect(req: RunRequest, res: RunResult, m: Measurement) -> tuple[dict[str, str], dict[str, Any],
+                                                                               dict[str, Any]]:
+    """The hints the library reported, the settings not in effect and the three-state verification of one run:
+    a kernel's own record, else the hints a command's MPI printed (trial and ``check`` alike)."""
+    printed = parse_hints_display(res.stdout + "\n" + res.stderr) if req.app.command else {}
+    in_effect = m.hints_in_effect or printed
+    verification = verify_run(req.settings.info, req.settings.mca, req.system.mpi_flavour,
+                              m.record if req.app.kernel is not None else None, printed)
+    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, in_effect)
+                                           if in_effect and req.system.mpi_flavour != "openmpi" else {})
+    return in_effect, {**not_in_effect(verification), **mismatches}, verification

@@ -1,5 +1,6 @@
 """Settings -> each dialect users paste into a job script: MPICH_MPIIO_HINTS, ROMIO hints file,
-``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings, environment, JSON.
+Open MPI's MCA parameters (``OMPI_MCA_*``/``--mca``), ``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings,
+environment, JSON.
 
 Nothing printed here can break out of its line: every key and value is checked for control
 characters (a newline would start a new file line or a new shell command) and every word a shell
@@ -24,6 +25,7 @@ from autotune.units import lfs_size
 # The export dialects (``autotune export --format``), each with what it is; ``render`` writes them.
 DIALECTS: Registry[str] = Registry("dialect", "--format", NOT_ONE_OF)
 for _name, _what in (("mpich", "export MPICH_MPIIO_HINTS=... (Cray MPICH)"), ("romio", "a ROMIO_HINTS file"),
+                     ("ompi", "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"),
                      ("lfs", "lfs setstripe"), ("dw", "#DW jobdw lines"),
                      ("job", "every job-script line for the target (#SBATCH, #DW, lfs)"), ("h5py", "an h5py.File snippet"),
                      ("env", "shell lines for the system's MPI"), ("json", "everything as JSON")):
@@ -62,6 +64,16 @@ def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) ->
             raise ConfigError(f"hint {key}={value!r} cannot be written in MPICH_MPIIO_HINTS (contains , : = or space)")
     body = ":".join(f"{k}={v}" for k, v in sorted(info.items()))
     return ",".join(f"{p}:{body}" for p in patterns)
+
+
+def ompi_mca_lines(mca: dict[str, str]) -> list[str]:
+    """``export OMPI_MCA_<key>=<value>`` per Open MPI MCA parameter (Open MPI reads any MCA parameter so)."""
+    return [f"export OMPI_MCA_{k}={shlex.quote(v)}" for k, v in sorted(_checked(mca).items())]
+
+
+def ompi_mca_args(mca: dict[str, str]) -> list[str]:
+    """The same parameters as ``mpirun``/``mpiexec`` arguments: ``--mca <key> <value>`` each."""
+    return [word for k, v in sorted(_checked(mca).items()) for word in ("--mca", k, v)]
 
 
 def romio_hints_file(info: dict[str, str]) -> str:
@@ -131,7 +143,7 @@ def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
     if near is not None and near.kind == "pcc":
         lines += pcc_lines(settings, path)
     stripe = lfs_setstripe(settings, path)
-    return lines + ([stripe] if stripe else [])
+    return lines + ([stripe] if stripe else []) + ompi_mca_lines(settings.mca)
 
 
 def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:
@@ -141,6 +153,27 @@ def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:
         return []
     return [f"lfs project -p {int(near.pcc_project or 0)} -s {shell_path(path)}  # RW-PCC auto-cache rule "
             f"(archive id {int(near.pcc_archive_id or 0)}): new files are cached on the node's flash"]
+
+
+def _romio_file_lines(info: dict[str, str], romio_file: str) -> list[str]:
+    body = " ".join(shlex.quote(line) for line in romio_hints_file(info).splitlines())
+    target = shlex.quote(plain_text(romio_file, "ROMIO hints file", "a file name"))
+    return [f"printf '%s\\n' {body} > {target}", f'export ROMIO_HINTS="$PWD"/{target}']
+
+
+def _ompi_text(settings: Settings, romio_file: str) -> str:
+    """Open MPI: the MCA parameters as exports (and as ``--mca`` arguments in a comment); MPI-IO hints as a
+    ROMIO_HINTS file only under romio321, which alone reads one (OMPIO takes hints from the app's MPI_Info)."""
+    lines = ompi_mca_lines(settings.mca)
+    if settings.mca:
+        lines.append(f"# or on the command line: mpirun {shlex.join(ompi_mca_args(settings.mca))} ...")
+    if settings.info:
+        if settings.mca.get("io") == "romio321":
+            lines += _romio_file_lines(settings.info, romio_file)
+        else:
+            pairs = ", ".join(f"{k}={v}" for k, v in sorted(_checked(settings.info).items()))
+            lines.append(f"# MPI_Info hints for the application's MPI_File_open (OMPIO reads no hints file): {pairs}")
+    return "\n".join(lines) or "# defaults: nothing to set"
 
 
 def h5py_settings(settings: Settings) -> dict[str, Any]:
@@ -173,6 +206,8 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
         return f"export MPICH_MPIIO_HINTS={shlex.quote(value)}" if value else "# no MPI-IO hints: keep the defaults"
     if fmt == "romio":
         return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
+    if fmt == "ompi":
+        return _ompi_text(settings, romio_file)
     if fmt == "lfs":
         return lfs_setstripe(settings, path) or "# not a Lustre target: no striping"
     if fmt == "dw":
@@ -183,22 +218,21 @@ def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", pat
         return h5py_snippet(settings)
     if fmt == "env":
         lines = []
-        if mpi_flavour == "cray-mpich":
+        if mpi_flavour == "openmpi":
+            lines += _ompi_text(settings, romio_file).splitlines() if settings.mca or settings.info else []
+        elif mpi_flavour == "cray-mpich":
             value = mpich_mpiio_hints(settings.info, patterns)
             if value:
                 lines.append(f"export MPICH_MPIIO_HINTS={shlex.quote(value)}")
         elif settings.info:
-            body = " ".join(shlex.quote(line) for line in romio_hints_file(settings.info).splitlines())
-            target = shlex.quote(plain_text(romio_file, "ROMIO hints file", "a file name"))
-            lines.append(f"printf '%s\\n' {body} > {target}")
-            lines.append(f'export ROMIO_HINTS="$PWD"/{target}')
+            lines += _romio_file_lines(settings.info, romio_file)
         if settings.stripe:  # eval'd in job scripts: a machine without lfs says so instead of failing
             lines.append(f"if command -v lfs >/dev/null; then {lfs_setstripe(settings, path)}; "
                          "else echo 'autotune: lfs not found: striping not applied' >&2; fi")
         return "\n".join(lines) or "# defaults: nothing to set"
     if fmt == "json":
         return json.dumps({
-            "config": settings.config, "mpi_info": settings.info,
+            "config": settings.config, "mpi_info": settings.info, "mca": settings.mca,
             "stripe": vars(settings.stripe) if settings.stripe else None,
             "burst_buffer": vars(settings.bb) if settings.bb else None,
             "near_node": vars(settings.near) if settings.near else None,

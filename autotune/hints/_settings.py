@@ -9,7 +9,7 @@ from typing import Any
 
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
-from autotune.space import CATALOGUE
+from autotune.space import CATALOGUE, other_component
 from autotune.systems import NEAR_NODE, FileSystem, SystemProfile, access_mode, dw_capacity
 
 
@@ -83,7 +83,8 @@ def near_node(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern) -> 
 
 @dataclass(frozen=True)
 class Settings:
-    """What a configuration means on one target: MPI-IO hints, striping, BB allocation, HDF5 settings."""
+    """What a configuration means on one target: MPI-IO hints, Open MPI MCA parameters, striping, BB allocation,
+    HDF5 settings."""
 
     info: dict[str, str]
     stripe: Stripe | None = None
@@ -91,6 +92,7 @@ class Settings:
     near: NearNode | None = None
     hdf5_alignment: int | None = None
     config: dict[str, Any] = field(default_factory=dict)
+    mca: dict[str, str] = field(default_factory=dict)  # Open MPI: ``OMPI_MCA_<key>=<value>`` / ``--mca <key> <value>``
 
 
 def _hint_value(value: Any) -> str:
@@ -123,14 +125,23 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     ``*:N`` is added so that the requested aggregators really take effect.
     """
     info: dict[str, str] = {}
+    mca: dict[str, str] = {}
+    idle = other_component({"ompi.io": "ompio", **config}) if system.mpi_flavour == "openmpi" else {}
     for name, value in config.items():
-        key = CATALOGUE[name].mpi_info if name in CATALOGUE else None
+        if name in idle:  # Open MPI: a setting of the io component that does not run is not delivered
+            continue
+        known = CATALOGUE.get(name)
+        if known is not None and known.mca is not None and system.mpi_flavour == "openmpi":
+            mca[known.mca] = _hint_value(value)
+        key = known.mpi_info if known is not None else None
         if key is None:
             continue
         if name.startswith("lustre.") and fs.kind == "datawarp" and name != "lustre.stripe_size":
             continue
         info[key] = _hint_value(value)
-    if system.mpi_flavour == "mpich" and "mpiio.cb_nodes" in config and "mpiio.cb_config_list" not in config:
+    upstream_romio = system.mpi_flavour == "mpich" or (system.mpi_flavour == "openmpi"
+                                                        and config.get("ompi.io") == "romio321")
+    if upstream_romio and "mpiio.cb_nodes" in config and "mpiio.cb_config_list" not in config:
         per_node = math.ceil(int(config["mpiio.cb_nodes"]) / max(1, pattern.nodes))
         if per_node > 1:
             info["cb_config_list"] = f"*:{per_node}"
@@ -138,8 +149,11 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     if fs.kind == "lustre" and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
+    if stripe is not None and system.mpi_flavour == "openmpi" and config.get("ompi.io", "ompio") == "ompio":
+        # OMPIO's Lustre fs component stripes a new file by these (0/unset: the directory's layout)
+        mca.update(fs_lustre_stripe_width=str(stripe.count), fs_lustre_stripe_size=str(stripe.size))
     bb = burst_buffer(config, fs, pattern, persistent) if fs.kind == "datawarp" else None
     near = near_node(config, fs, pattern) if fs.kind in NEAR_NODE else None
     align = config.get("hdf5.alignment")
     return Settings(info=info, stripe=stripe, bb=bb, near=near,
-                    hdf5_alignment=int(align) if align is not None else None, config=dict(config))
+                    hdf5_alignment=int(align) if align is not None else None, config=dict(config), mca=mca)

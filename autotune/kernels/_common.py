@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -14,7 +15,8 @@ from typing import Any, NoReturn
 from mpi4py import MPI
 
 from autotune.kernels._spec import KERNELS, PHASES, size_arg
-from autotune.measure._verify import count_aggregators, verify_hints
+from autotune.measure._effect import OMPIO_MCA, Evidence, library_of, not_in_effect, verify_settings
+from autotune.measure._verify import count_aggregators
 
 MiB = 1024 * 1024
 
@@ -83,6 +85,7 @@ class Run:
     files: list[str] = field(default_factory=list)
     hints_in_effect: dict[str, str] = field(default_factory=dict)
     did: dict[str, Any] = field(default_factory=dict)  # transfer size, layout, file mode... as done (rank 0's)
+    write_bytes: list[int] | None = None  # per rank: bytes written in the timed write region (rank 0's copy)
 
     @property
     def rank(self) -> int:
@@ -112,12 +115,20 @@ class Run:
         if not self.hints_in_effect:
             self.hints_in_effect = dict(in_effect)
 
-    def timed(self, fn: Callable[[], None]) -> float:
-        """Seconds of ``fn`` on the slowest rank, between barriers."""
+    def timed(self, fn: Callable[[], None], writes: bool = False) -> float:
+        """Seconds of ``fn`` on the slowest rank, between barriers; with ``writes``, each rank's bytes written
+        inside it are kept too (``write_bytes``: the ranks that really wrote prove the aggregators in use)."""
         self.comm.Barrier()
+        before = written_bytes() if writes else None
         t0 = MPI.Wtime()
         fn()
-        return self.comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+        seconds = self.comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+        if before is not None:
+            after = written_bytes()
+            mine = after - before if after is not None and before >= 0 else -1
+            counts = self.comm.gather(mine, root=0)
+            self.write_bytes = None if counts is None or min(counts) < 0 else list(counts)
+        return seconds
 
     def cleanup(self) -> None:
         """Delete this run's data files (rank 0; missing files are fine)."""
@@ -128,6 +139,47 @@ class Run:
                 os.remove(p)
             except OSError:
                 continue
+
+
+def written_bytes() -> int:
+    """This process's bytes written so far (``wchar`` of ``/proc/self/io``: every write call), -1 if unknown."""
+    try:
+        with open("/proc/self/io", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("wchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return -1
+    return -1
+
+
+_COMPONENT = re.compile(r"mca_(io|fcoll)_(\w+)\.so")
+
+
+def loaded_components() -> list[str]:
+    """Open MPI io/fcoll components this process loaded (``io:ompio``, ``fcoll:vulcan``) from /proc/self/maps."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            found = {f"{m.group(1)}:{m.group(2)}" for m in _COMPONENT.finditer(fh.read())}
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def mca_requested() -> dict[str, str]:
+    """The MPI-IO MCA parameters this run was given (``OMPI_MCA_io``, ``OMPI_MCA_fcoll``, ``OMPI_MCA_io_ompio_*``...)."""
+    return {k[len("OMPI_MCA_"):]: v for k, v in os.environ.items()
+            if k.startswith("OMPI_MCA_") and k[len("OMPI_MCA_"):] in OMPIO_MCA | {"io"}}
+
+
+def evidence(run: Run) -> Evidence:
+    """What this run shows about the settings in effect (rank 0)."""
+    library = library_of(MPI.Get_library_version())
+    reported = run.hints_in_effect
+    real = library in ("mpich", "cray-mpich")  # ROMIO's File.Get_info there; Open MPI's only echoes the request
+    shared = run.did.get("file_mode", "shared") == "shared" and run.args.io_mode == "collective"
+    return Evidence(library, dict(reported), real, run.write_bytes, shared,
+                    loaded_components() if library == "openmpi" else None)
 
 
 def info_dict(info: MPI.Info) -> dict[str, str]:
@@ -179,12 +231,15 @@ def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Map
     metrics["seconds"] = total
     metrics["bandwidth_mib_s"] = nbytes * len(times) / MiB / total if total > 0 else None
     in_effect = run.hints_in_effect
+    ev = evidence(run)
+    verification = verify_settings(run.hints, mca_requested(), ev)
     return {
         "autotune_record": 1, "kernel": run.kernel, "ranks": run.size, "nodes": len(set(names)),
         "bytes": nbytes, "phases": phases, "metrics": metrics,
         "hints_requested": dict(run.hints), "hints_in_effect": in_effect,
-        "aggregators": count_aggregators(in_effect),
-        "hints_not_in_effect": verify_hints(run.hints, in_effect),
+        "aggregators": count_aggregators(in_effect), "library": ev.library,
+        "write_bytes_per_rank": run.write_bytes, "writers": ev.writers, "mpi_components": ev.components,
+        "verification": verification, "hints_not_in_effect": not_in_effect(verification),
         "sync": run.sync, "options": dict(options),
         "pattern": {"bytes_per_rank": nbytes // run.size, "phases": list(times), "io_mode": run.args.io_mode,
                     "sync": run.sync, **run.did},

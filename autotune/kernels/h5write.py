@@ -80,7 +80,7 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     run.did = {"transfer_size": data.nbytes, "piece_size": piece, "file_mode": "shared", "library": "hdf5",
                "layout": "strided" if a.decomposition == "column" else "contiguous"}
     times: dict[str, float] = {}
-    seconds = run.timed(lambda: _write(run, path, (rows, cols), mine, data))
+    seconds = run.timed(lambda: _write(run, path, (rows, cols), mine, data), writes=True)
     if "write" in run.phases:
         times["write"] = seconds
     if "read" in run.phases:

@@ -72,7 +72,7 @@ def body(run: Run) -> tuple[int, dict[str, float]]:
     for r in range(run.size):  # register every file so rank 0 cleans them all up
         run.path("shared.dat" if a.file_mode == "shared" else f"rank{r:05d}.dat")
     times: dict[str, float] = {}
-    seconds = run.timed(lambda: _io(run, run.rank, write=True))
+    seconds = run.timed(lambda: _io(run, run.rank, write=True), writes=True)
     if "write" in run.phases:
         times["write"] = seconds
     if "read" in run.phases:

@@ -59,9 +59,17 @@ def hint_env(request: RunRequest, files: dict[Path, str], data_dir: str | None =
     return env
 
 
+def mca_env(request: RunRequest) -> dict[str, str]:
+    """Open MPI's MCA parameters of the trial as ``OMPI_MCA_<name>`` variables (Open MPI reads every MCA
+    parameter from the environment so; the local and Slurm launchers both pass ``AppCommand.env``)."""
+    return {f"OMPI_MCA_{k}": v for k, v in request.settings.mca.items()}
+
+
 def hints_display_env(mpi_flavour: str) -> dict[str, str]:
     """The MPI library's own switch that prints the hints in effect at file open (parsed by autotune.measure)."""
-    return {"cray-mpich": {"MPICH_MPIIO_HINTS_DISPLAY": "1"}, "mpich": {"ROMIO_PRINT_HINTS": "1"}}.get(mpi_flavour, {})
+    # Open MPI: read by its romio321 component only (OMPIO prints nothing, and its File.Get_info is an echo)
+    return {"cray-mpich": {"MPICH_MPIIO_HINTS_DISPLAY": "1"}, "mpich": {"ROMIO_PRINT_HINTS": "1"},
+            "openmpi": {"ROMIO_PRINT_HINTS": "1"}}.get(mpi_flavour, {})
 
 
 def app_command(request: RunRequest, python: str | None = None, data_dir: str | None = None) -> AppCommand:
@@ -69,7 +77,7 @@ def app_command(request: RunRequest, python: str | None = None, data_dir: str | 
     app = request.app
     files: dict[Path, str] = {}
     data = data_dir if data_dir is not None else str(request.data_dir)
-    env = {**dict(app.env), **param_env(request)}
+    env = {**dict(app.env), **param_env(request), **mca_env(request)}
     env["AUTOTUNE_DATA_DIR"] = data
     if app.kernel is not None:
         kernel = KERNELS.get(app.kernel)

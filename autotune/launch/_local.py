@@ -38,7 +38,7 @@ class LocalLauncher(BaseLauncher):
 
     def describe(self, request: RunRequest) -> str:
         argv, env, _ = self._argv(request)
-        hints = {k: v for k, v in env.items() if k in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS")}
+        hints = {k: v for k, v in env.items() if k in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS") or k.startswith("OMPI_MCA_")}
         return " ".join(f"{k}={shlex.quote(v)}" for k, v in hints.items()) + (" " if hints else "") + shlex.join(argv)
 
     def run(self, request: RunRequest) -> RunResult:

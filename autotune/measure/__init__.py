@@ -3,6 +3,7 @@
 from autotune.measure._aggregate import AGGREGATES, aggregate, spread
 from autotune.measure._bootstrap import advantage, interval, median_margin, paired_margin
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
+from autotune.measure._effect import STATES, Evidence, library_of, not_in_effect, took_effect, verify_run, verify_settings
 from autotune.measure._extract import (
     EXTRACTORS,
     BaseExtractor,
@@ -26,8 +27,10 @@ __all__ = [
     "AGGREGATES",
     "CANONICAL",
     "EXTRACTORS",
+    "STATES",
     "UNITS",
     "BaseExtractor",
+    "Evidence",
     "JsonExtractor",
     "Measurement",
     "MetricUnit",
@@ -42,9 +45,11 @@ __all__ = [
     "find_record",
     "get_extractor",
     "interval",
+    "library_of",
     "log_metrics",
     "median_margin",
     "metric_unit",
+    "not_in_effect",
     "paired_margin",
     "parse_hints_blocks",
     "parse_hints_display",
@@ -53,5 +58,8 @@ __all__ = [
     "spread",
     "strip_hints_display",
     "to_canonical",
+    "took_effect",
     "verify_hints",
+    "verify_run",
+    "verify_settings",
 ]

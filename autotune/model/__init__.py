@@ -18,11 +18,11 @@ from autotune.model._prediction import (
     Prediction,
     Term,
 )
-from autotune.model._settings import Resolved, settings_in_effect
+from autotune.model._settings import Resolved, cannot_judge, settings_in_effect
 from autotune.model._simulate import simulate_run
 
 __all__ = [
     "RESOURCES", "Constants", "FitResult", "Limit", "MeasuredRun", "NoiseModel", "PhasePrediction", "Prediction",
-    "Resolved", "Term", "calibrate", "constants_for", "fit_constants", "metadata_term", "predict", "sample",
+    "Resolved", "Term", "calibrate", "cannot_judge", "constants_for", "fit_constants", "metadata_term", "predict", "sample",
     "settings_in_effect", "simulate_run",
 ]

@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import optuna
 
+from autotune.model import cannot_judge
 from autotune.optimize._diverse import diverse_ranked
 from autotune.optimize._prior import candidates, model_metric, model_ranked, scaled_constants
 from autotune.optimize._warm import warm_start
@@ -70,7 +71,8 @@ def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> lis
         rank = diverse_ranked if prior.get("diverse", True) else model_ranked
         ranked = rank(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
         if ranked and informative(space, c.objective.metric, ranked[0], constants):
-            out += ranked
+            blind = cannot_judge(p.name for p in space.active)  # left to the sampler: no model prior there
+            out += [{k: v for k, v in cfg.items() if k not in blind} for cfg in ranked]
     default = space.default_config()
     unique: list[Config] = []
     for cfg in out:

@@ -3,7 +3,16 @@
 from autotune.space._catalogue import CATALOGUE, Known
 from autotune.space._expr import Expr
 from autotune.space._params import BoundParam, ParamSpec
-from autotune.space._relevance import AGGREGATOR_SETTINGS, PHASE_SETTINGS, inert, measured_phases
+from autotune.space._relevance import (
+    AGGREGATOR_SETTINGS,
+    COMPONENT_RULES,
+    OMPIO_ONLY_SETTINGS,
+    PHASE_SETTINGS,
+    ROMIO_ONLY_SETTINGS,
+    inert,
+    measured_phases,
+    other_component,
+)
 from autotune.space._space import (
     BoundSpace,
     Config,
@@ -16,7 +25,7 @@ from autotune.space._space import (
 )
 
 __all__ = [
-    "AGGREGATOR_SETTINGS", "CATALOGUE", "PHASE_SETTINGS", "BoundParam", "BoundSpace", "Config", "Expr", "Known",
-    "ParamSpec", "Rule", "SearchSpace",
-    "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases",
+    "AGGREGATOR_SETTINGS", "CATALOGUE", "COMPONENT_RULES", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS",
+    "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
+    "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases", "other_component",
 ]

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Known:
-    """A known parameter: ``mpi_info`` is its ROMIO/Cray MPI-IO hint key (None: not an MPI-IO hint)."""
+    """A known parameter: ``mpi_info`` is its ROMIO/Cray MPI-IO hint key (None: not an MPI-IO hint); ``mca`` is
+    its Open MPI MCA parameter (``OMPI_MCA_<mca>`` in the environment, ``--mca <mca>`` on the command line)."""
 
     name: str
     kind: str  # "int" | "size" | "choice"
@@ -21,10 +22,16 @@ class Known:
     help: str
     aligns_with: tuple[str, ...] = ()  # parameters whose value this one should often equal (a search move)
     minimum: int | None = None  # the smallest meaningful value (a fixed value or a range below it is refused)
+    mca: str | None = None
 
 
-_ROMIO = "system.mpi in ['mpich', 'cray-mpich']"
+# ROMIO runs inside MPICH, Cray MPICH and (as the io component romio321) Open MPI; under Open MPI the ROMIO-only
+# hints act only when that component is selected (rule romio_hints_need_romio in rules.yaml).
+_ROMIO = "system.mpi in ['mpich', 'cray-mpich', 'openmpi']"
+_UPSTREAM_ROMIO = "system.mpi in ['mpich', 'openmpi']"
 _CRAY = "system.mpi == 'cray-mpich'"
+_OMPI = "system.mpi == 'openmpi'"
+_NOT_OMPI = "needs Open MPI (an MCA parameter of its OMPIO component)"
 
 CATALOGUE: dict[str, Known] = {k.name: k for k in (
     Known("lustre.stripe_count", "int", "striping_factor", "fs.kind == 'lustre'",
@@ -36,10 +43,10 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
     Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
           "collective-buffering aggregators (Cray: per stripe; ROMIO: capped per node by cb_config_list)",
           aligns_with=("lustre.stripe_count", "bb.nodes"), minimum=1),  # aggregators = stripes or BB nodes (KAUST training)
-    Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", "system.mpi == 'mpich'",
+    Known("mpiio.cb_buffer_size", "size", "cb_buffer_size", _UPSTREAM_ROMIO,
           "Cray MPI-IO ignores cb_buffer_size (its collective buffer is the stripe size)",
           "collective buffer per aggregator (ROMIO)", minimum=1),
-    Known("mpiio.cb_config_list", "choice", "cb_config_list", "system.mpi == 'mpich'",
+    Known("mpiio.cb_config_list", "choice", "cb_config_list", _UPSTREAM_ROMIO,
           "only upstream ROMIO places aggregators by cb_config_list",
           "aggregator placement, e.g. '*:1' (one per node, default) or '*:*'"),
     Known("mpiio.romio_cb_write", "choice", "romio_cb_write", _ROMIO, "needs a ROMIO-based MPI-IO",
@@ -56,6 +63,21 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "aggregators per stripe (total aggregators = cb_nodes x multiplier)", minimum=1),
     Known("cray.cb_write_lock_mode", "int", "cray_cb_write_lock_mode", _CRAY, "a Cray MPI-IO hint",
           "0 = standard extent locks, 1 = one shared lock (all-collective MPI-IO apps only)", minimum=0),
+    # Open MPI 4.1's MPI-IO (`ompi_info --param io ompio --level 9`, `ompi_info --param fcoll all --level 9`).
+    Known("ompi.io", "choice", None, _OMPI, "the io component is an Open MPI MCA parameter",
+          "Open MPI's MPI-IO component: ompio (the default) | romio321 (ROMIO inside Open MPI 4.1)", mca="io"),
+    Known("ompi.fcoll", "choice", None, _OMPI, _NOT_OMPI,
+          "OMPIO's collective-write algorithm: vulcan | dynamic | dynamic_gen2 | two_phase | individual "
+          "(individual: no aggregation, every rank writes its own data)", mca="fcoll"),
+    Known("ompi.num_aggregators", "int", None, _OMPI, _NOT_OMPI,
+          "OMPIO aggregators (io_ompio_num_aggregators; unset: OMPIO chooses)", minimum=1,
+          mca="io_ompio_num_aggregators"),
+    Known("ompi.bytes_per_agg", "size", None, _OMPI, _NOT_OMPI,
+          "OMPIO's collective buffer per aggregator (io_ompio_bytes_per_agg, default 32 MiB)", minimum=1,
+          mca="io_ompio_bytes_per_agg"),
+    Known("ompi.cycle_buffer_size", "size", None, _OMPI, _NOT_OMPI,
+          "data one aggregator handles per cycle (io_ompio_cycle_buffer_size, default 512 MiB)", minimum=1,
+          mca="io_ompio_cycle_buffer_size"),
     Known("hdf5.alignment", "size", None, "app.library == 'hdf5'", "the app does not use HDF5",
           "H5Pset_alignment: objects >= threshold aligned to this many bytes (1 = off)", minimum=1),
     Known("bb.nodes", "int", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",

@@ -12,6 +12,29 @@ AGGREGATOR_SETTINGS = ("mpiio.cb_nodes", "mpiio.cb_buffer_size", "mpiio.cb_confi
                        "cray.cb_write_lock_mode")
 
 
+# Under Open MPI, settings only one of its MPI-IO components reads: ROMIO's hints act under ``ompi.io=romio321``
+# only (OMPIO ignores them; it honours the standard cb_nodes), OMPIO's MCA parameters under ``ompi.io=ompio`` only.
+ROMIO_ONLY_SETTINGS = ("mpiio.cb_buffer_size", "mpiio.cb_config_list", "mpiio.romio_cb_write", "mpiio.romio_cb_read",
+                       "mpiio.romio_ds_write", "mpiio.romio_ds_read", "mpiio.romio_no_indep_rw")
+OMPIO_ONLY_SETTINGS = ("ompi.fcoll", "ompi.num_aggregators", "ompi.bytes_per_agg", "ompi.cycle_buffer_size")
+
+
+# The rules above as written in rules.yaml: breaking one wastes a run (the setting cannot act), it harms nothing,
+# so `autotune check` runs such a configuration to show what takes effect (tune never does).
+COMPONENT_RULES = ("romio_hints_need_romio", "ompio_knobs_need_ompio")
+
+
+def other_component(config: Mapping[str, Any]) -> dict[str, str]:
+    """Under Open MPI (``ompi.io`` in ``config``): the settings of the io component that does not run, each with
+    why; they are neither delivered nor exported."""
+    io = config.get("ompi.io")
+    if io is None:
+        return {}
+    names, why = ((ROMIO_ONLY_SETTINGS, "a ROMIO hint: OMPIO (ompi.io=ompio) ignores it") if io == "ompio" else
+                  (OMPIO_ONLY_SETTINGS, f"an OMPIO parameter: the io component {io} does not read it"))
+    return {k: why for k in names if k in config}
+
+
 # Settings that act on one phase only.
 PHASE_SETTINGS = {"write": ("mpiio.romio_cb_write", "mpiio.romio_ds_write", "cray.cb_write_lock_mode"),
                   "read": ("mpiio.romio_cb_read", "mpiio.romio_ds_read")}
@@ -37,6 +60,7 @@ def inert(config: Mapping[str, Any], phases: Sequence[str] = ("write",)) -> dict
     """
     out = {k: f"acts on {phase}s only, which the objective does not measure"
            for phase, names in PHASE_SETTINGS.items() if phase not in phases for k in names if k in config}
+    out.update(other_component(config))
     if config.get("bb.access_mode") == "private" and "bb.nodes" in config:
         out["bb.nodes"] = "DataWarp private mode gives each compute node one grain, so bb.nodes has no effect"
     write_off = config.get("mpiio.romio_cb_write") == "disable" or "write" not in phases

@@ -15,6 +15,7 @@ from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr, UnknownName
 from autotune.space._params import BoundParam, ParamSpec, Scalar
+from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
 from autotune.units import parse_size
 
@@ -189,7 +190,7 @@ class BoundSpace:
             defaults[p.name] = default
             active.append(bp)
         names = {b.name for b in active} | set(fixed)
-        implied = _implied(fs)
+        implied = _implied(fs, system)
         rules = [r for r in spec.rules
                  if (r.when is None or r.when.evaluate(ctx)) and r.params <= names | implied]
         space = cls(spec, system, fs, pattern, ctx, active, defaults, fixed, notices, rules)
@@ -216,7 +217,15 @@ class BoundSpace:
             env["derived.bb_pool_nodes"] = pool.nodes
         if self.fs.kind == "rabbit":
             env.setdefault("rabbit.type", "lustre")
+        if self.system.mpi_flavour == "openmpi":  # settings moved off their defaults, per Open MPI io component
+            env.setdefault("ompi.io", "ompio")
+            env["derived.romio_only"] = self._moved(config, ROMIO_ONLY_SETTINGS)
+            env["derived.ompio_only"] = self._moved(config, OMPIO_ONLY_SETTINGS)
         return env
+
+    def _moved(self, config: Mapping[str, Any], names: tuple[str, ...]) -> int:
+        """How many of ``names`` ``config`` sets to something other than the space's default."""
+        return sum(1 for n in names if n in config and (n not in self.defaults or config[n] != self.defaults[n]))
 
     def default_config(self) -> Config:
         return {**self.defaults, **self.fixed}
@@ -316,9 +325,11 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
     return int(cb) * int(mult)
 
 
-def _implied(fs: FileSystem) -> set[str]:
+def _implied(fs: FileSystem, system: SystemProfile) -> set[str]:
     """Parameters a rule may name without searching them: BoundSpace.env gives them their defaults."""
     names = {"cray.cb_nodes_multiplier", "cray.cb_write_lock_mode", "mpiio.romio_no_indep_rw", "mpiio.romio_cb_write"}
+    if system.mpi_flavour == "openmpi":
+        names.add("ompi.io")
     if fs.kind == "rabbit":
         return names | {"rabbit.type"}
     return names | ({"bb.nodes", "bb.pool", "bb.access_mode"} if fs.kind == "datawarp" else set())

@@ -8,9 +8,12 @@ from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
 from autotune.testing._requests import PY, make_requests
 from autotune.testing._slurm import ensure_local_slurm
+from autotune.testing._stacks import MISSING_OPENMPI, Stack, local_system_file, mpich_stack, openmpi_stack
 from autotune.testing._tracker import TrackerContract
 
 __all__ = [
-    "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
-    "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "make_requests", "model_campaign",
-    "simulate_cores", "wrf_model_campaign"]
+    "MISSING_OPENMPI", "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract",
+    "Stack", "TcpProxy", "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database",
+    "local_system_file", "make_requests", "model_campaign", "mpich_stack", "openmpi_stack", "simulate_cores",
+    "wrf_model_campaign",
+]

@@ -13,7 +13,9 @@ from autotune.testing import command_request
 def test_display_switch_per_mpi_flavour() -> None:
     assert hints_display_env("mpich") == {"ROMIO_PRINT_HINTS": "1"}
     assert hints_display_env("cray-mpich") == {"MPICH_MPIIO_HINTS_DISPLAY": "1"}
-    assert hints_display_env("openmpi") == {}
+    # Open MPI's romio321 component prints ROMIO's real values with it (OMPIO prints nothing)
+    assert hints_display_env("openmpi") == {"ROMIO_PRINT_HINTS": "1"}
+    assert hints_display_env("intel-mpi") == {}
 
 
 def test_a_command_on_upstream_mpich_prints_its_hints(tmp_path: Path) -> None:
