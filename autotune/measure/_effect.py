@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autotune.measure._verify import verify_hints
+from autotune.systems import parse_library_version
 
 IN_EFFECT = "in effect"
 NOT_IN_EFFECT = "not in effect"
@@ -190,13 +191,10 @@ def took_effect(verification: Mapping[str, Mapping[str, Any]]) -> bool | None:
 
 
 def library_of(version: str) -> str:
-    """``MPI_Get_library_version`` text -> mpich | cray-mpich | openmpi | intel-mpi | mvapich | ""."""
-    text = version.lower()
-    for needle, name in (("open mpi", "openmpi"), ("cray mpich", "cray-mpich"), ("intel(r) mpi", "intel-mpi"),
-                         ("mvapich", "mvapich"), ("mpich", "mpich")):
-        if needle in text:
-            return name
-    return ""
+    """``MPI_Get_library_version`` text -> mpich | cray-mpich | openmpi | intel-mpi | mvapich | spectrum-mpi | ""
+    (``systems.parse_library_version``, the one classifier of MPI libraries)."""
+    library = parse_library_version(version).library
+    return "" if library == "unknown" else library
 
 
 def verify_run(info: Mapping[str, str], mca: Mapping[str, str], library: str, record: Mapping[str, Any] | None,
