@@ -124,7 +124,7 @@ setup-browser: | system
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: setup setup-browser setup-ompi
-	OMPI_VENV=$(OMPI_VENV) $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check autotune tests evaluation

@@ -33,7 +33,7 @@ class Stack:
 
 
 def ompi_python() -> Path:
-    return Path(os.environ.get("OMPI_VENV", str(REPO / ".venv-ompi"))) / "bin" / "python"
+    return Path(os.environ.get("OMPI_VENV", str(REPO / ".venv-ompi"))).absolute() / "bin" / "python"
 
 
 def mpich_stack() -> Stack:
