@@ -55,8 +55,11 @@ def _selects_io(names: Iterable[str]) -> bool:
     return any(n in _IO_SELECTORS for n in names)
 
 
-def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None) -> StackReport:
-    """Compare ``c``'s system profile with this host; raise ``ConfigError`` where the results would be wrong."""
+def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None, strict: bool = True) -> StackReport:
+    """Compare ``c``'s system profile with this host; raise ``ConfigError`` where the results would be wrong.
+
+    ``strict=False`` (``autotune check``: one run that shows what took effect) reports ignored hints as a line
+    instead: the run then shows them verified not in effect."""
     launcher = str(c.launcher.get("name", "local"))
     if launcher != "local" and launcher not in _SHARED_FS_LAUNCHERS:
         return StackReport(())
@@ -91,6 +94,9 @@ def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None)
         io = stack.io_component or stack.library.library
         fix = (" (ROMIO serves files with --mca io romio321 in launcher.mpiexec_args or OMPI_MCA_io=romio321 in "
                "app.env; else leave these out of the space)") if stack.uses_romio is False else ""
-        raise ConfigError(f"{', '.join(wrong)}: hints that {stack.library.describe()} with MPI-IO {io} ignores "
-                          f"(detected here: {stack.io_reason}); tuning them would measure nothing{fix}")
+        message = (f"{', '.join(wrong)}: hints that {stack.library.describe()} with MPI-IO {io} ignores "
+                   f"(detected here: {stack.io_reason}); tuning them would measure nothing{fix}")
+        if strict:
+            raise ConfigError(message)
+        lines.append(message)
     return StackReport(tuple(lines))
