@@ -91,8 +91,18 @@ def tracking_uri(uri: str, where: str) -> str:
     return uri
 
 
+def nonempty_path(value: Any, where: str) -> str:
+    """A path given as text: an empty one would silently mean the current directory."""
+    text = plain_text(value, where, "a path")
+    if not text.strip():
+        raise ConfigError(f"{where}: an empty path (expected a directory or file name; '.' for the current directory)")
+    return text
+
+
 def workdir_path(path: Path, where: str = "workdir") -> Path:
-    """Refuse a work directory that is a file or lies in /proc, /sys or /dev (checked at load)."""
+    """Refuse a work directory that is a file, lies in /proc, /sys or /dev, or whose name holds a control
+    character (it is printed in comments of text meant for pasting) (checked at load)."""
+    plain_text(str(path), where, "a directory name")
     resolved = path.resolve()
     for root in FORBIDDEN_ROOTS:
         if resolved == root or root in resolved.parents:

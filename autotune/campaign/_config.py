@@ -225,7 +225,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     launcher.setdefault("name", "local")
     executor = d.get("executor", {"name": "serial"})
     executor = {"name": executor} if isinstance(executor, str) else dict(expect(executor, dict, "executor", "a mapping"))
-    workdir = Path(str(d.get("workdir", Path("autotune-runs") / name))).expanduser()
+    workdir = Path(_checks.nonempty_path(d.get("workdir", str(Path("autotune-runs") / name)), "workdir")).expanduser()
     workdir = _checks.workdir_path((Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir)
     tracking = _checks.tracking(check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking"))
     path = t.get("path") or fs.path
@@ -233,7 +233,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
-        storage_url=str(d["storage"]) if d.get("storage") else None, study=check_study_name(d.get("study", name), "study"),
+        storage_url=plain_text(d["storage"], "storage", "a URL") if d.get("storage") else None, study=check_study_name(d.get("study", name), "study"),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
         baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),

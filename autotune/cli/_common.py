@@ -35,14 +35,14 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
     from autotune.campaign import load_campaign
-    from autotune.campaign._checks import tracking_uri, workdir_path
+    from autotune.campaign._checks import nonempty_path, tracking_uri, workdir_path
     from autotune.campaign._names import check_study_name
     from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
     kw: dict[str, Any] = {}
     if getattr(args, "workdir", None) is not None:
-        kw["workdir"] = workdir_path(Path(args.workdir).expanduser().resolve(), "--workdir")
+        kw["workdir"] = workdir_path(Path(nonempty_path(args.workdir, "--workdir")).expanduser().resolve(), "--workdir")
     if getattr(args, "storage", None):
         kw["storage_url"] = args.storage
     if getattr(args, "study", None):

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from autotune._yaml import plain_text
 from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _submit, _tune
 from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
@@ -40,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
+        for arg in argv:  # a path or value with a newline would break every line that prints it
+            plain_text(arg, "command line", "an argument")
         return int(args.run(args, argv))
     except AutotuneError as exc:
         print(f"autotune: error: {exc}", file=sys.stderr)

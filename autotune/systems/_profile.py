@@ -173,7 +173,8 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
     if osts is not None and dsc > osts:
         raise ConfigError(f"{where}.default_stripe_count: {dsc} exceeds the OST count {osts}")
     return FileSystem(
-        name=name, kind=kind, path=d.get("path"), description=str(d.get("description", "")),
+        name=name, kind=kind, description=str(d.get("description", "")),
+        path=plain_text(d["path"], f"{where}.path", "a path") if d.get("path") is not None else None,
         osts=osts,
         oss=positive_int(d["oss"], f"{where}.oss") if "oss" in d else None,
         default_stripe_count=dsc,
