@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from autotune._yaml import check_keys, expect, plain_text
+from autotune._yaml import check_keys, expect, plain_text, positive_int
 from autotune.errors import ConfigError
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -89,6 +89,26 @@ def tracking_uri(uri: str, where: str) -> str:
         if not parent.is_dir():
             raise ConfigError(f"{where}: {uri!r}: directory {str(parent)!r} does not exist (create it first)")
     return uri
+
+
+MAX_REPEATS = 1000  # repetitions of one configuration: past this a campaign is a noise study, not tuning
+MAX_TRIALS = 100_000  # trials of one campaign: far beyond any search budget (Optuna keeps every trial in the store)
+
+
+def repeats(value: Any, where: str) -> int:
+    """``objective.repeats`` / ``--repeats``: 1..``MAX_REPEATS``."""
+    n = positive_int(value, where)
+    if n > MAX_REPEATS:
+        raise ConfigError(f"{where}: {n} repetitions per configuration (at most {MAX_REPEATS})")
+    return n
+
+
+def trials(value: Any, where: str) -> int:
+    """``budget.trials`` / ``--trials``: 1..``MAX_TRIALS``."""
+    n = positive_int(value, where)
+    if n > MAX_TRIALS:
+        raise ConfigError(f"{where}: {n} trials (at most {MAX_TRIALS})")
+    return n
 
 
 def nonempty_path(value: Any, where: str) -> str:

@@ -196,7 +196,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     objective = Objective(
         metric=metric_name, kind=mu.kind,
         direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
-        repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
+        repeats=_checks.repeats(o.get("repeats", 3), "objective.repeats"),
         aggregate=str(o.get("aggregate", "median")),
     )
     sampler = _parse_sampler(d)
@@ -216,7 +216,8 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
     budget = Budget(
-        trials=positive_int(b["trials"], "budget.trials") if b.get("trials") is not None else (None if "wall_time" in b else 20),
+        trials=(_checks.trials(b["trials"], "budget.trials") if b.get("trials") is not None
+                else (None if "wall_time" in b else 20)),
         wall_time=parse_duration(b["wall_time"], "budget.wall_time") if "wall_time" in b else None,
         run_timeout=parse_duration(b.get("run_timeout", 600), "budget.run_timeout"),
     )

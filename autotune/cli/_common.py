@@ -34,6 +34,7 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
+    from autotune.campaign import _checks as checks
     from autotune.campaign import load_campaign
     from autotune.campaign._checks import nonempty_path, tracking_uri, workdir_path
     from autotune.campaign._names import check_study_name
@@ -49,17 +50,13 @@ def load(args: argparse.Namespace) -> Any:
         kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget
     if getattr(args, "trials", None) is not None:
-        if args.trials < 1:
-            raise AutotuneError(f"--trials: {args.trials} must be >= 1")
-        budget = replace(budget, trials=args.trials)
+        budget = replace(budget, trials=checks.trials(args.trials, "--trials"))
     if getattr(args, "budget", None) is not None:
         budget = replace(budget, trials=budget.trials if args.trials is not None else None,
                          wall_time=parse_duration(args.budget, "--budget"))
     kw["budget"] = budget
     if getattr(args, "repeats", None) is not None:
-        if args.repeats < 1:
-            raise AutotuneError(f"--repeats: {args.repeats} must be >= 1")
-        kw["objective"] = replace(c.objective, repeats=args.repeats)
+        kw["objective"] = replace(c.objective, repeats=checks.repeats(args.repeats, "--repeats"))
     tracking = dict(c.tracking)
     if getattr(args, "tracking_uri", None) is not None:
         tracking["uri"] = tracking_uri(args.tracking_uri, "--tracking-uri")

@@ -16,6 +16,9 @@ from typing import Any, TextIO
 
 # Phrases of SQLite/SQLAlchemy/MLflow errors that mean "the store is broken or unusable", with what to say.
 _STORE_PROBLEMS = (
+    ("database is locked", "the store is busy: another process has held a write transaction on it for "
+                           "the whole wait (a running campaign or a stuck process; `fuser FILE` names it): "
+                           "try again when it is done, the store itself is fine"),
     ("database or disk is full", "the disk is full"),
     ("disk i/o error", "disk I/O error (full or failing disk?)"),
     ("readonly database", "the store is read-only"),
@@ -27,8 +30,11 @@ _STORE_PROBLEMS = (
     ("unsupported uri", "unsupported URI"),
     ("could not connect", "cannot connect to the database server"),
     ("connection refused", "cannot connect to the database server"),
+    ("statuscode.unavailable", "the gRPC storage proxy stopped answering (is `autotune store serve` running?)"),
+    ("failed to connect to all addresses", "the gRPC storage proxy stopped answering (is `autotune store serve` running?)"),
 )
-_STORE_TYPES = ("StorageInternalError", "OperationalError", "DatabaseError", "DBAPIError", "MlflowException",
+_STORE_TYPES = ("_InactiveRpcError", "RpcError", "StorageInternalError", "OperationalError", "DatabaseError",
+                "DBAPIError", "MlflowException",
                 "UnsupportedModelRegistryStoreURIException", "ArgumentError", "NoSuchModuleError", "CommandError")
 
 

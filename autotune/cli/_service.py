@@ -120,6 +120,12 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         value, failure = m.value, m.error
     if failure is None and value is None:
         raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
+    if failure is None and value is not None:
+        from autotune.measure import implausible
+
+        why = implausible(value, c.objective.kind, c.objective.maximize, (), rt.plausible_max())
+        if why is not None:
+            print(f"autotune tell: warning: {why}: recorded, never recommended on its own", file=sys.stderr)
     print(do_tell(rt, ref, value=value, failure=failure, extra=extra, timeout=_seconds(args.timeout, "--timeout")))
     sys.stdout.flush()
     return 0

@@ -22,15 +22,23 @@ def register(sub: Any) -> None:
 
 
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import Runtime, summary_text
-    from autotune.execute import run_with_executor
-    from autotune.tracking import get_tracker
+    from autotune.campaign import Runtime
 
     c = load(args)
     rt = Runtime.build(c)
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
+    from autotune.campaign._stores import nothing_left_on_failure
+
+    with nothing_left_on_failure(c.workdir):  # a refused store or bad input leaves no work directory behind
+        return _tune(c, rt, args, argv)
+
+
+def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from autotune.campaign import summary_text
     from autotune.campaign._stores import prepare_stores
+    from autotune.execute import run_with_executor
+    from autotune.tracking import get_tracker
 
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = None

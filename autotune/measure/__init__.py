@@ -15,6 +15,7 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._plausible import implausible
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -41,6 +42,7 @@ __all__ = [
     "count_aggregators",
     "find_record",
     "get_extractor",
+    "implausible",
     "interval",
     "log_metrics",
     "median_margin",
