@@ -199,3 +199,8 @@ def _short(value: Any, limit: int = 80) -> str:
     """A bounded ``repr`` of ``value``: nested or huge values are cut (never expanded whole)."""
     text = _REPR.repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``value`` as an error message quotes it: a bounded ``repr`` (a 50 KB name is not echoed whole)."""
+    return _short(value, limit)

@@ -5,6 +5,7 @@ Every function raises a one-line ``ConfigError`` naming the key, the value and w
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,9 @@ def tracking_uri(uri: str, where: str) -> str:
     if scheme not in TRACKING_SCHEMES:
         raise ConfigError(f"{where}: {uri!r} has an unsupported scheme {scheme or '(none)'!r} "
                           f"(expected one of {', '.join(TRACKING_SCHEMES)})")
+    if scheme == "file" and os.environ.get("MLFLOW_ALLOW_FILE_STORE", "").lower() != "true":
+        raise ConfigError(f"{where}: {uri!r}: MLflow (3.13 and later) no longer writes file stores; use a database "
+                          "such as sqlite:///PATH/mlflow.db (or set MLFLOW_ALLOW_FILE_STORE=true)")
     local = uri.split("://", 1)[1] if "://" in uri else ""
     if scheme == "sqlite":
         local = local[1:] if local.startswith("/") else local  # sqlite:///rel or sqlite:////abs

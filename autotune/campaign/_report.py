@@ -147,7 +147,11 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append("recommended settings (differ from the default and matter):" if rec
                  else "recommended settings: the system's defaults")
     lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
+    fixed = {k: v for k, v in s["recommended_config"].items() if k in rt.space.fixed}
+    if fixed:  # applied in every trial, the default's included: `export` prints them too
+        lines.append("fixed by the campaign (in every trial, exported too):")
+        lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(fixed.items())]
     lines.append("hints to paste into your job script:")
-    text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
+    text = s["hints_text"] if not s["recommended_is_default"] or fixed else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]
     return "\n".join(lines)

@@ -10,6 +10,15 @@ from typing import Any
 from autotune.errors import AutotuneError
 
 
+def lfs_path(value: str) -> str:
+    """``--path`` (argparse type): the directory ``lfs setstripe`` is given; one starting with '-' would be read
+    as an option of lfs (``--path=--pool=evil``), an empty one means nothing."""
+    if not value.strip() or value.startswith("-"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a directory path (write ./{value} for a name starting "
+                                         "with '-')" if value.strip() else "an empty path")
+    return value
+
+
 def add_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--study", help="study name (default: the campaign's name)")
     p.add_argument("--storage", help="Optuna storage URL (default: sqlite:///WORKDIR/optuna.db)")

@@ -41,7 +41,8 @@ _STORE_TYPES = ("_InactiveRpcError", "RpcError", "StorageInternalError", "Operat
 def describe(exc: BaseException) -> str | None:
     """One line for an environment failure (disk, permissions, corrupt or unreachable store), else None."""
     if isinstance(exc, OSError) and exc.errno is not None:
-        where = f"{exc.filename}: " if exc.filename else ""
+        name = str(exc.filename) if exc.filename else ""
+        where = f"{name if len(name) <= 200 else name[:197] + '...'}: " if name else ""
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return f"{where}no space left on the device (free some space, then run the same command to resume)"
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -51,10 +52,11 @@ def describe(exc: BaseException) -> str | None:
     if not any(type(e).__name__ in _STORE_TYPES for e in chain):
         return None
     text = " ".join(str(e) for e in chain).lower()
+    which = "tracking" if any(type(e).__name__.startswith("Mlflow") for e in chain) else "storage"
     for phrase, meaning in _STORE_PROBLEMS:
         if phrase in text:
-            return f"storage: {meaning} ({_first_line(chain[-1])})"
-    return f"storage: {type(chain[-1]).__name__}: {_first_line(chain[-1])}"
+            return f"{which}: {meaning} ({_first_line(chain[-1])})"
+    return f"{which}: {type(chain[-1]).__name__}: {_first_line(chain[-1])}"
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.cli._common import add_overrides, load
+from autotune.cli._common import add_overrides, lfs_path, load
 from autotune.errors import AutotuneError, ConfigError
 
 FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
@@ -34,7 +34,7 @@ def register_jobs(sub: Any) -> None:
     a.add_argument("--expire", default="24h", help="a trial whose job never tells fails after this long (24h)")
     a.add_argument("--timeout", default="10s", help="wait at most this long for the store, then fall back (10s)")
     a.add_argument("--job-id", default=None, help="recorded on the trial (default: $SLURM_JOB_ID)")
-    a.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    a.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     a.add_argument("--seed", type=int, default=None, help="seed of the explore/exploit draw (tests)")
     a.set_defaults(run=cmd_ask)
     t = sub.add_parser("tell", help="record what a production job measured on the trial `ask` gave it")
@@ -54,7 +54,7 @@ def register_jobs(sub: Any) -> None:
     add_overrides(h)
     h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
     h.add_argument("--format", choices=FORMATS, default="env")
-    h.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
     h.set_defaults(run=cmd_hints)
 
@@ -131,8 +131,26 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     return 0
 
 
+DEFAULTS = "# defaults: nothing to set"  # what `hints` prints when it cannot answer: a comment, safe to eval
+
+
+def hints_defaults(why: str) -> int:
+    """``hints`` could not answer: the reason on stderr (one line), the defaults on stdout, exit 0."""
+    line = " ".join(why.split())
+    print(f"autotune hints: {line if len(line) <= 300 else line[:297] + '...'}: keeping the defaults", file=sys.stderr)
+    print(DEFAULTS)
+    return 0
+
+
 def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     """Prints valid hints or the defaults, and exits 0 whatever happens: a job script never breaks on it."""
+    try:
+        return _hints(args)
+    except Exception as exc:  # noqa: BLE001 - a malformed record or any surprise: the defaults, never an exit code
+        return hints_defaults(f"cannot use what the store holds ({type(exc).__name__}: {exc})")
+
+
+def _hints(args: argparse.Namespace) -> int:
     from autotune.campaign import Runtime
     from autotune.hints import render
     from autotune.service import StoreUnavailable, do_hints
