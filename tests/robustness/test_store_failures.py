@@ -4,7 +4,6 @@ exit 0 (the defaults), ``tell`` spools; nothing is left in the work directory.""
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ import pytest
 
 from autotune import _storelock
 from autotune.testing import Blackhole
+from autotune.testing._net import closed_port
 from autotune.testing._probe import Outcome, assert_clean, model_campaign, run_cli, write_campaign
 
 CONNECT_S = 2  # the connection bound for these tests (10 s by default)
@@ -27,14 +27,6 @@ def short_bounds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(_storelock, "CONNECT_S", CONNECT_S)
     monkeypatch.setattr(_storelock, "SQLITE_BUSY_S", 1.0)
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def _closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
 
 
 @pytest.fixture
@@ -71,7 +63,7 @@ def _check_all(tmp_path: Path, storage: str, says: str) -> None:
 
 
 def test_refused_postgresql(tmp_path: Path) -> None:
-    _check_all(tmp_path, f"postgresql://127.0.0.1:{_closed_port()}/autotune", "storage: cannot open")
+    _check_all(tmp_path, f"postgresql://127.0.0.1:{closed_port()}/autotune", "storage: cannot open")
 
 
 def test_silent_postgresql(tmp_path: Path, silent: int) -> None:
@@ -79,7 +71,7 @@ def test_silent_postgresql(tmp_path: Path, silent: int) -> None:
 
 
 def test_stopped_grpc_proxy(tmp_path: Path) -> None:
-    _check_all(tmp_path, f"grpc://127.0.0.1:{_closed_port()}", "no gRPC storage proxy")
+    _check_all(tmp_path, f"grpc://127.0.0.1:{closed_port()}", "no gRPC storage proxy")
 
 
 def test_silent_grpc_proxy(tmp_path: Path, silent: int) -> None:
