@@ -120,7 +120,7 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         value, failure = m.value, m.error
     if failure is None and value is None:
         raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
-    if failure is None and value is not None:
+    if failure is None and value is not None and abs(value) < float("inf") and value == value:  # finite: told
         from autotune.measure import implausible
 
         why = implausible(value, c.objective.kind, c.objective.maximize, (), rt.plausible_max())
