@@ -74,16 +74,17 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
 )}
 
 
-def check_choice(name: str, value: object) -> str | None:
+def check_choice(name: str, value: object, searched: bool = False) -> str | None:
     """Why ``value`` cannot be a value of choice parameter ``name`` (one line), or None.
 
-    A hint value is one word (ROMIO's hints file is ``key value`` lines); where the MPI library knows only
-    a few values (ROMIO's ``automatic | enable | disable``), any other would be ignored by it silently."""
+    Where the MPI library knows only a few values (ROMIO's ``automatic | enable | disable``), any other
+    would be ignored by it silently. A ``searched`` choice is also one word: the search would spend trials
+    on a value with spaces, which no hint takes (ROMIO's hints file is ``key value`` lines)."""
     known = CATALOGUE.get(name)
     if known is None or known.kind != "choice" or isinstance(value, bool):
         return None
     text = str(value)
-    if not text.strip() or any(ch.isspace() for ch in text):
+    if searched and (not text.strip() or any(ch.isspace() for ch in text)):
         return f"{text!r} is not one word (a hint value cannot hold spaces)"
     if known.values and not (text.lower() in known.values and text in (text.lower(), text.upper())):
         return f"{text!r} is not one of {' | '.join(known.values)}"

@@ -65,7 +65,7 @@ class ParamSpec:
                 expect(c, (int, float, str, bool), f"{w}.choices", "a list of numbers or strings")
                 if isinstance(c, str):  # a choice becomes a hint value in files, environments and snippets
                     plain_text(c, f"{w}.choices", "a choice")
-                why = check_choice(name, c)
+                why = check_choice(name, c, searched=True)
                 if why is not None:
                     raise ConfigError(f"{w}.choices: {why}")
             default = d.get("default", choices[0])
