@@ -162,14 +162,9 @@ def _hints(args: argparse.Namespace) -> int:
         rt = Runtime.build(c)
         known = do_hints(rt, _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
-        print(f"autotune hints: {exc}: keeping the defaults", file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
+        return hints_defaults(str(exc))
     if known is None:
-        print(f"autotune hints: nothing recorded for {c.app.name!r} on {c.system.name}: keeping the defaults",
-              file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
+        return hints_defaults(f"nothing recorded for {c.app.name!r} on {c.system.name}")
     settings = rt.settings_for(known.config(rt), False)
     print(f"autotune hints: {known.describe()}", file=sys.stderr)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
@@ -186,24 +181,19 @@ def _app_hints(args: argparse.Namespace) -> int:
     from autotune.service import StoreUnavailable, bounded
     from autotune.service._apphints import app_hints
 
-    def defaults(why: str) -> int:
-        print(f"autotune hints: {why}: keeping the defaults", file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
-
     storage = args.storage or os.environ.get("AUTOTUNE_STORAGE")
     if not storage:
-        return defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
+        return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
     try:
         from autotune.campaign import make_storage
 
         found = bounded(lambda: app_hints(make_storage(storage), args.campaign, args.system),
                         _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
-        return defaults(str(exc))
+        return hints_defaults(str(exc))
     if found is None:
         where = f" on {args.system}" if args.system else ""
-        return defaults(f"nothing recorded for app {args.campaign!r}{where}")
+        return hints_defaults(f"nothing recorded for app {args.campaign!r}{where}")
     print(f"autotune hints: {found.known.describe()}", file=sys.stderr)
     if found.others:
         print(f"autotune hints: {args.campaign!r} also has studies on {', '.join(found.others)} (--system to choose)",
