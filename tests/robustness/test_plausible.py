@@ -83,3 +83,26 @@ def test_a_hundredfold_jump_over_the_median_is_flagged(tmp_path: Path) -> None:
     after = run_cli("status", str(path))
     assert f"not plausible, never recommended: trial {ref.split(':')[1]}:" in after.out
     assert f"write_bandwidth_mib_s = {best:.4g}" in after.out
+
+
+def test_the_model_ceiling_bounds_a_bandwidth_on_its_target(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    import optuna
+
+    from autotune.campaign import load_campaign
+    from autotune.model import physical_ceiling
+
+    path = _tuned(tmp_path)
+    c = load_campaign(path)
+    ceiling = physical_ceiling(c.app.pattern, c.system, c.fs.name)
+    assert ceiling is not None and 1e9 < ceiling < 1e12  # bytes/s: theta's Lustre, 4 client nodes
+    assert physical_ceiling(replace(c.app.pattern, sync=False), c.system, c.fs.name) is None  # the page cache
+    study = optuna.load_study(study_name="probe", storage=f"sqlite:///{tmp_path / 'w' / 'optuna.db'}")
+    stored = study.user_attrs["plausible_max"]
+    assert stored == pytest.approx(ceiling / 2**20)
+    asked = run_cli("ask", str(path), "--explore", "1", "--seed", "3", "--format", "json")
+    ref = __import__("json").loads(asked.out)["trial"]
+    told = run_cli("tell", str(path), "--trial", ref, "--value", str(stored * 11))
+    assert told.rc == 0 and "aggregate ceiling" in told.err
+    assert f"trial {ref.split(':')[1]}: " in run_cli("status", str(path)).out
