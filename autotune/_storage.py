@@ -8,29 +8,33 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-from autotune._storelock import store_lock
+from autotune import _storelock
+from autotune._storelock import engine_kwargs, sqlite_path, store_lock
 from autotune.errors import ConfigError, StoreUnreachable
 
 HEARTBEAT_S = 30
 GRACE_S = 120
 
 
-def make_storage(url: str, workdir_exists: bool = True, fast: bool = False) -> optuna.storages.BaseStorage:
+def make_storage(url: str, workdir_exists: bool = True, fast: bool = False,
+                 create: bool = True) -> optuna.storages.BaseStorage:
     """``:memory:`` or an RDB URL (SQLite, PostgreSQL) with heartbeats so a dead worker's trial is failed.
 
     Schema creation is serialised across processes (``store_lock``): workers starting at once on a fresh
     database would otherwise race on Optuna's tables and alembic stamp. ``fast`` (production jobs' ``ask``
     and ``tell``): first try the store as already set up, with neither table creation nor Optuna's schema
     version check (which parses every alembic migration script: a quarter of a second of CPU per process)
-    and no separate probe connection; a store not set up yet takes the usual path.
+    and no separate probe connection; a store not set up yet takes the usual path. ``create=False`` (commands
+    that only read): a store that does not exist or holds no Optuna tables is a ConfigError, and nothing is
+    created (no database file, no lock file). Every wait on the store is bounded (``engine_kwargs``).
     """
     if url in (":memory:", "memory"):
         return optuna.storages.InMemoryStorage()
     if url.startswith("grpc://"):
         return _grpc_proxy(url)
-    kwargs: dict[str, Any] = {}
-    if url.startswith("sqlite"):
-        kwargs = {"connect_args": {"timeout": 60}}
+    kwargs: dict[str, Any] = engine_kwargs(url)
+    if not create:
+        _check_exists(url)
     if fast:
         with contextlib.suppress(Exception):  # no tables yet (or no server: the usual path says so)
             return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
@@ -47,20 +51,41 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False) -> o
         raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
 
 
+def _check_exists(url: str) -> None:
+    """For commands that only read: the store must exist and hold Optuna's tables (nothing is created)."""
+    db = sqlite_path(url)
+    if db is not None and not db.is_file():
+        raise ConfigError(f"storage: {str(db)!r} not found (run `autotune tune` first, or give --storage/--workdir)")
+    if db is not None and not _schema_ready(url):
+        raise ConfigError(f"storage: no study tables found in {str(db)!r} (not an Optuna database)")
+
+
 def _schema_ready(url: str) -> bool:
     """True when Optuna's schema is already stamped: then no lock is needed (a fresh store takes one)."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.pool import NullPool
 
     try:
-        engine = create_engine(url, poolclass=NullPool)
-        try:
-            with engine.connect() as conn:
-                return conn.execute(text("SELECT version_num FROM alembic_version")).first() is not None
-        finally:
-            engine.dispose()
-    except Exception:  # noqa: BLE001 - no table yet, or no server: the locked path reports the latter
+        engine = create_engine(url, poolclass=NullPool, **engine_kwargs(url))
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot use: the usual path reports it
         return False
+    try:
+        try:
+            conn = engine.connect()
+        except Exception as exc:  # noqa: BLE001 - no server, or one that never answers: said once, not waited for twice
+            if url.startswith("sqlite"):
+                return False  # a missing directory or file: the usual path reports it
+            raise StoreUnreachable(f"storage: cannot open {url!r}: {_first_line(exc)}") from None
+        with conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).first() is not None
+    except StoreUnreachable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - no table yet, or a store another process keeps locked
+        if "database is locked" in str(exc):
+            raise _storelock.busy(f"storage {url!r}") from None
+        return False
+    finally:
+        engine.dispose()
 
 
 def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:
@@ -71,10 +96,28 @@ def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:
     m = re.fullmatch(r"grpc://([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?", url)
     if not m or not 0 < int(m[2]) < 65536:
         raise ConfigError(f"storage: {url!r} is not grpc://HOST:PORT")
+    import socket
+
+    host, port = m[1].strip("[]"), int(m[2])
+    try:  # a stopped proxy refuses at once: said at once, not after the readiness wait
+        socket.create_connection((host, port), timeout=_storelock.CONNECT_S).close()
+    except OSError as exc:
+        raise StoreUnreachable(f"storage: no gRPC storage proxy at {url} ({exc.strerror or exc}; is "
+                               "`autotune store serve` running there?)") from None
     try:
-        return optuna.storages.GrpcStorageProxy(host=m[1].strip("[]"), port=int(m[2]))
+        proxy = optuna.storages.GrpcStorageProxy(host=host, port=port)
+        proxy.wait_server_ready(timeout=_storelock.CONNECT_S)
+    except ConnectionError:
+        raise StoreUnreachable(f"storage: no gRPC storage proxy answers at {url} within {_storelock.CONNECT_S} s "
+                               "(is `autotune store serve` running there?)") from None
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
-        raise StoreUnreachable(f"storage: cannot open {url!r}: {exc}") from None
+        raise StoreUnreachable(f"storage: cannot open {url!r}: {_first_line(exc)}") from None
+    return proxy
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:

@@ -23,11 +23,33 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from autotune.errors import ConfigError, StoreUnreachable
 
 WAIT_S = 180.0  # set-up takes seconds; a holder stuck longer than this is reported, not waited for
 _POLL_S = 0.05
+CONNECT_S = 10  # a database server or gRPC proxy that has not answered a new connection by then is down
+SQLITE_BUSY_S = 60.0  # SQLite waits this long for another process's write transaction, then says "locked"
+
+
+def busy(what: str) -> StoreUnreachable:
+    """The one line for an SQLite store another process keeps locked: busy, not broken (never "restore it")."""
+    return StoreUnreachable(f"{what}: busy: another process has held a write transaction on it for over "
+                            f"{SQLITE_BUSY_S:g} s (a running campaign or a stuck process; `fuser FILE` names it): "
+                            "try again when it is done, the store itself is fine")
+
+
+def engine_kwargs(url: str) -> dict[str, Any]:
+    """SQLAlchemy ``create_engine`` arguments that bound every wait on the store: SQLite's busy timeout, and
+    libpq's ``connect_timeout`` (the whole connection set-up, PostgreSQL documentation 34.1.2) so a server
+    that accepts connections but never answers is reported instead of waited for."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme.startswith("sqlite"):
+        return {"connect_args": {"timeout": SQLITE_BUSY_S}}
+    if scheme in ("postgres", "postgresql", "postgresql+psycopg2", "postgresql+psycopg"):
+        return {"connect_args": {"connect_timeout": CONNECT_S}}
+    return {}
 
 
 def advisory_key(name: str) -> int:
@@ -94,7 +116,7 @@ def _pg_lock(url: str, name: str, wait: float) -> Iterator[None]:
 
     key = advisory_key(name)
     try:
-        engine = create_engine(url, poolclass=NullPool)
+        engine = create_engine(url, poolclass=NullPool, **engine_kwargs(url))
         conn = engine.connect()
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

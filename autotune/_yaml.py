@@ -1,14 +1,17 @@
 """Strict reading of YAML mappings: unknown keys are rejected with the allowed ones named.
 
 The loader refuses what would otherwise surprise a user or crash later: a file that is not UTF-8
-text, duplicate keys (YAML would silently keep the last), nesting deeper than ``MAX_DEPTH`` and
-integers longer than ``MAX_DIGITS`` digits. ``plain_text`` keeps control characters (newlines
-included) out of every value that reaches a hints file, an environment or a printed snippet.
+text, duplicate keys (YAML would silently keep the last), nesting deeper than ``MAX_DEPTH``, integers
+longer than ``MAX_DIGITS`` digits, and documents whose aliases expand to more than ``MAX_VALUES`` values
+(an "alias bomb": nine levels of nine aliases make 9**9 leaves from a few lines). ``plain_text`` keeps
+control characters (newlines included) out of every value that reaches a hints file, an environment or
+a printed snippet.
 """
 
 from __future__ import annotations
 
 import re
+import reprlib
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,9 @@ from autotune.errors import ConfigError
 
 MAX_DEPTH = 50       # a campaign file nests 4-5 levels; anything far deeper is a mistake or an attack
 MAX_DIGITS = 100     # the largest sensible integer (a size in bytes) has ~20 digits
+MAX_INT = 2**63 - 1  # and fits a signed 64-bit integer (Optuna's and SQL's integer columns, numpy)
 MAX_BYTES = 4 << 20  # a campaign/space/profile file is a few KiB
+MAX_VALUES = 100_000  # values once aliases are expanded: a campaign has a few hundred; 9 aliases of 9 make 9**9
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 
 
@@ -34,6 +39,13 @@ class _StrictLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        if node is not None and _expanded_size(node, {}) > MAX_VALUES:
+            raise ConfigError(f"line {node.start_mark.line + 1}: the document expands to more than {MAX_VALUES} values "
+                              f"through its aliases (*name), at most {MAX_VALUES} allowed")
+        return node
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):
@@ -57,7 +69,26 @@ class _StrictLoader(yaml.SafeLoader):
         if digits > MAX_DIGITS:
             raise ConfigError(f"line {node.start_mark.line + 1}: an integer of {digits} digits "
                               f"(at most {MAX_DIGITS} allowed)")
-        return super().construct_yaml_int(node)
+        value = super().construct_yaml_int(node)
+        if abs(value) > MAX_INT:
+            raise ConfigError(f"line {node.start_mark.line + 1}: {node.value} is out of range "
+                              f"(integers are at most {MAX_INT}, 2**63 - 1)")
+        return value
+
+
+def _expanded_size(node: Any, memo: dict[int, int]) -> int:
+    """How many values ``node`` stands for once every alias is expanded (each node counted once per use)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = MAX_VALUES + 1  # a node reached again while being counted: a recursive alias
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, memo) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    memo[key] = min(size, MAX_VALUES + 1)
+    return memo[key]
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
@@ -159,6 +190,17 @@ def plain_text(value: Any, where: str, what: str = "text") -> str:
     return text
 
 
+_REPR = reprlib.Repr()  # Python 3.11's Repr takes no arguments: limits set one by one
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxlong, _REPR.maxother = 3, 120, 40, 80
+_REPR.maxtuple = _REPR.maxlist = _REPR.maxarray = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 6
+
+
 def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+    """A bounded ``repr`` of ``value``: nested or huge values are cut (never expanded whole)."""
+    text = _REPR.repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``value`` as an error message quotes it: a bounded ``repr`` (a 50 KB name is not echoed whole)."""
+    return _short(value, limit)

@@ -5,12 +5,13 @@ Every function raises a one-line ``ConfigError`` naming the key, the value and w
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from autotune._yaml import check_keys, expect, plain_text
+from autotune._yaml import check_keys, expect, plain_text, positive_int
 from autotune.errors import ConfigError
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -81,6 +82,9 @@ def tracking_uri(uri: str, where: str) -> str:
     if scheme not in TRACKING_SCHEMES:
         raise ConfigError(f"{where}: {uri!r} has an unsupported scheme {scheme or '(none)'!r} "
                           f"(expected one of {', '.join(TRACKING_SCHEMES)})")
+    if scheme == "file" and os.environ.get("MLFLOW_ALLOW_FILE_STORE", "").lower() != "true":
+        raise ConfigError(f"{where}: {uri!r}: MLflow (3.13 and later) no longer writes file stores; use a database "
+                          "such as sqlite:///PATH/mlflow.db (or set MLFLOW_ALLOW_FILE_STORE=true)")
     local = uri.split("://", 1)[1] if "://" in uri else ""
     if scheme == "sqlite":
         local = local[1:] if local.startswith("/") else local  # sqlite:///rel or sqlite:////abs
@@ -91,8 +95,38 @@ def tracking_uri(uri: str, where: str) -> str:
     return uri
 
 
+MAX_REPEATS = 1000  # repetitions of one configuration: past this a campaign is a noise study, not tuning
+MAX_TRIALS = 100_000  # trials of one campaign: far beyond any search budget (Optuna keeps every trial in the store)
+
+
+def repeats(value: Any, where: str) -> int:
+    """``objective.repeats`` / ``--repeats``: 1..``MAX_REPEATS``."""
+    n = positive_int(value, where)
+    if n > MAX_REPEATS:
+        raise ConfigError(f"{where}: {n} repetitions per configuration (at most {MAX_REPEATS})")
+    return n
+
+
+def trials(value: Any, where: str) -> int:
+    """``budget.trials`` / ``--trials``: 1..``MAX_TRIALS``."""
+    n = positive_int(value, where)
+    if n > MAX_TRIALS:
+        raise ConfigError(f"{where}: {n} trials (at most {MAX_TRIALS})")
+    return n
+
+
+def nonempty_path(value: Any, where: str) -> str:
+    """A path given as text: an empty one would silently mean the current directory."""
+    text = plain_text(value, where, "a path")
+    if not text.strip():
+        raise ConfigError(f"{where}: an empty path (expected a directory or file name; '.' for the current directory)")
+    return text
+
+
 def workdir_path(path: Path, where: str = "workdir") -> Path:
-    """Refuse a work directory that is a file or lies in /proc, /sys or /dev (checked at load)."""
+    """Refuse a work directory that is a file, lies in /proc, /sys or /dev, or whose name holds a control
+    character (it is printed in comments of text meant for pasting) (checked at load)."""
+    plain_text(str(path), where, "a directory name")
     resolved = path.resolve()
     for root in FORBIDDEN_ROOTS:
         if resolved == root or root in resolved.parents:

@@ -151,6 +151,8 @@ def _parse_app(d: dict[str, Any], base: Path) -> tuple[AppSpec, dict[str, Any]]:
     expect(hint_files, list, "app.hint_files", "a list of file patterns")
     metric = dict(check_keys(a.get("metric", default_metric), {"extractor", "field", "pattern", "stream", "aggregate",
                                                                  "scale", "bytes", "unit", "logs"}, "app.metric"))
+    if "field" in metric and not expect(metric["field"], str, "app.metric.field", "a field name").strip():
+        raise ConfigError("app.metric.field: an empty field name (expected e.g. 'bandwidth_mib_s' or 'results.bw')")
     app = AppSpec(
         name=str(a.get("name", a.get("kernel", Path(command[0]).name if command else "app"))),
         pattern=pattern, kernel=str(a["kernel"]) if has_kernel else None, args=args, command=command,
@@ -170,6 +172,8 @@ def _parse_space(value: Any, base: Path) -> SearchSpace:
         if key in s:
             for n in expect(s[key], list, f"space.{key}", "a list of parameter names"):
                 expect(n, str, f"space.{key}", "a list of parameter names")
+    if s.get("only") == []:  # an empty list would otherwise mean "no restriction": everything
+        raise ConfigError("space.only: an empty list (name the parameters to search, or leave 'only' out for all)")
     return space.customise(only=s.get("only"), exclude=s.get("exclude"), fixed=s.get("fixed"),
                            parameters=s.get("parameters"), where="space")
 
@@ -196,7 +200,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     objective = Objective(
         metric=metric_name, kind=mu.kind,
         direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
-        repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
+        repeats=_checks.repeats(o.get("repeats", 3), "objective.repeats"),
         aggregate=str(o.get("aggregate", "median")),
     )
     sampler = _parse_sampler(d)
@@ -216,7 +220,8 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
     budget = Budget(
-        trials=positive_int(b["trials"], "budget.trials") if b.get("trials") is not None else (None if "wall_time" in b else 20),
+        trials=(_checks.trials(b["trials"], "budget.trials") if b.get("trials") is not None
+                else (None if "wall_time" in b else 20)),
         wall_time=parse_duration(b["wall_time"], "budget.wall_time") if "wall_time" in b else None,
         run_timeout=parse_duration(b.get("run_timeout", 600), "budget.run_timeout"),
     )
@@ -225,18 +230,22 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     launcher.setdefault("name", "local")
     executor = d.get("executor", {"name": "serial"})
     executor = {"name": executor} if isinstance(executor, str) else dict(expect(executor, dict, "executor", "a mapping"))
-    workdir = Path(str(d.get("workdir", Path("autotune-runs") / name))).expanduser()
+    workdir = Path(_checks.nonempty_path(d.get("workdir", str(Path("autotune-runs") / name)), "workdir")).expanduser()
     workdir = _checks.workdir_path((Path.cwd() / workdir).resolve() if not workdir.is_absolute() else workdir)
     tracking = _checks.tracking(check_keys(d.get("tracking", {}), TRACKING_KEYS, "tracking"))
     path = t.get("path") or fs.path
+    if launcher["name"] == "local" and app.cwd is not None and not app.cwd.is_dir():  # elsewhere: on the cluster
+        raise ConfigError(f"app.cwd: {str(app.cwd)!r} is not a directory (the app starts there)")
     persistent = _persistent(t.get("bb"), fs, app, launcher)
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
-        storage_url=str(d["storage"]) if d.get("storage") else None, study=check_study_name(d.get("study", name), "study"),
+        storage_url=plain_text(d["storage"], "storage", "a URL") if d.get("storage") else None,
+        study=check_study_name(d.get("study", name), "study"),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,
-        baseline=dict(expect(d.get("baseline") or {}, dict, "baseline", "a mapping of parameter -> value")),
+        baseline=dict(expect(d["baseline"] if d.get("baseline") is not None else {}, dict, "baseline",
+                             "a mapping of parameter -> value")),
         persistent=persistent,
     )
 

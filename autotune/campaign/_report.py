@@ -8,9 +8,9 @@ import optuna
 
 from autotune.campaign._confirm import Confirmation, recommended_config
 from autotune.campaign._cost import CostObjective
-from autotune.campaign._objectives import COST_ATTR, front, value_of
+from autotune.campaign._objectives import COST_ATTR, front, is_multi, value_of
 from autotune.campaign._runtime import Runtime
-from autotune.campaign._study import best_trial, default_trial, ran_trials
+from autotune.campaign._study import best_trial, default_trial, implausible_trials, ran_trials
 from autotune.hints import Settings, render
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size
@@ -69,7 +69,15 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out["speedup_over_baseline"] = bv / base_v if c.objective.maximize else base_v / bv
     if c.objective.cost is not None:
         out.update(cost_summary(study, c.objective.cost, best))
+    flagged = {} if is_multi(study) else implausible_trials(study)
+    if flagged:
+        out["implausible"] = {str(k): v for k, v in sorted(flagged.items())}
     return out
+
+
+def times(x: float) -> str:
+    """A ratio as ``N.NNx`` (``1.2e+300x`` when huge: never a 300-digit number)."""
+    return f"{x:.2f}x" if abs(x) < 1e6 else f"{x:.3g}x"
 
 
 def cost_summary(study: optuna.Study, rule: CostObjective, best: optuna.trial.FrozenTrial | None) -> dict[str, Any]:
@@ -109,6 +117,7 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     unit = f" {c.objective.unit}" if c.objective.unit else ""  # canonical: values are converted to it
     lines = [f"campaign {c.name}: {s['trials_run']} trials run ({s['trials_failed']} failed), "
              f"{format_duration(s['time_spent_s'])} of runs, {c.objective.aggregate} of {c.objective.repeats}"]
+    lines += [f"not plausible, never recommended: trial {k}: {why}" for k, why in s.get("implausible", {}).items()]
     if "best_value" not in s:
         lines.append("no trial has completed yet")
         return "\n".join(lines)
@@ -123,10 +132,10 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     reps = ", ".join(f"{v:.4g}" if v is not None else "failed" for v in s["best_repetitions"] or [])
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
-        lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {s.get('speedup_over_default', 1.0):.2f}x the default")
+        lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {times(s.get('speedup_over_default', 1.0))} the default")
     if "baseline_value" in s:
         lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
-                     f"{s['speedup_over_baseline']:.2f}x the baseline")
+                     f"{times(s['speedup_over_baseline'])} the baseline")
     lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
@@ -140,7 +149,11 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append("recommended settings (differ from the default and matter):" if rec
                  else "recommended settings: the system's defaults")
     lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
+    fixed = {k: v for k, v in s["recommended_config"].items() if k in rt.space.fixed}
+    if fixed:  # applied in every trial, the default's included: `export` prints them too
+        lines.append("fixed by the campaign (in every trial, exported too):")
+        lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(fixed.items())]
     lines.append("hints to paste into your job script:")
-    text = s["hints_text"] if not s["recommended_is_default"] else "# the system's defaults are best: set nothing"
+    text = s["hints_text"] if not s["recommended_is_default"] or fixed else "# the system's defaults are best: set nothing"
     lines += [f"  {ln}" for ln in text.splitlines()]
     return "\n".join(lines)

@@ -84,4 +84,16 @@ class Runtime:
                 "space": c.space.name, "launcher": str(c.launcher["name"]), "metric": c.objective.metric,
                 "direction": c.objective.direction, "repeats": c.objective.repeats,
                 "pattern": c.app.pattern.as_dict(),  # `autotune hints` finds the nearest recorded pattern
-                "fixed": dict(self.space.fixed)}     # and `autotune hints APP` renders without the campaign file
+                "fixed": dict(self.space.fixed),     # and `autotune hints APP` renders without the campaign file
+                "metric_kind": c.objective.kind, "plausible_max": self.plausible_max()}
+
+    def plausible_max(self) -> float | None:
+        """The model's aggregate ceiling of the target in MiB/s for a bandwidth metric (None: no bound known):
+        ``measure.implausible`` flags a value ten times above it."""
+        from autotune.model import physical_ceiling
+
+        c = self.campaign
+        if c.objective.kind != "bandwidth":
+            return None
+        ceiling = physical_ceiling(c.app.pattern, c.system, c.fs.name)
+        return ceiling / 2**20 if ceiling else None

@@ -25,6 +25,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
+from autotune import _storelock
 from autotune.campaign._config import Campaign
 from autotune.errors import AutotuneError, ConfigError
 
@@ -59,13 +60,49 @@ def check_sqlite(path: Path, what: str) -> None:
     if not path.exists() or path.stat().st_size == 0:
         return
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)) as db:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                                timeout=_storelock.SQLITE_BUSY_S)) as db:
             row = db.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):  # busy, not broken: never advise replacing it
+            raise _storelock.busy(f"{what} {str(path)!r}") from None
+        raise ConfigError(f"{what} {str(path)!r}: {exc} (restore it from a backup, or move it away to start afresh)") from None
     except sqlite3.Error as exc:
         raise ConfigError(f"{what} {str(path)!r}: {exc} (restore it from a backup, or move it away to start afresh)") from None
     if not row or row[0] != "ok":
         raise ConfigError(f"{what} {str(path)!r}: corrupt ({row[0] if row else 'no answer'}); restore it from a backup, "
                           "or move it away to start afresh")
+
+
+@contextlib.contextmanager
+def nothing_left_on_failure(workdir: Path) -> Iterator[None]:
+    """A work directory this command created is removed again when the command fails before it held anything
+    but autotune's own markers (``.autotune-started``, the disk reserve, empty directories, lock files)."""
+    existed = workdir.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            _remove_if_only_markers(workdir)
+        raise
+
+
+def _remove_if_only_markers(workdir: Path) -> None:
+    ours = (STARTED_NAME, RESERVE_NAME)
+    try:
+        entries = list(workdir.rglob("*"))
+        files = [p for p in entries if not p.is_dir() or p.is_symlink()]
+        if any(not (p.name.startswith(ours) or p.name.endswith(".lock")) or p.is_symlink() for p in files):
+            return  # something real was written: keep everything
+        if any(p.stat().st_size and not p.name.startswith(ours) for p in files):
+            return
+        for p in files:
+            p.unlink()
+        for d in sorted((p for p in entries if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            d.rmdir()
+        workdir.rmdir()
+    except OSError:
+        pass  # left as it is: never an error on top of the command's own
 
 
 def prepare_stores(c: Campaign) -> None:

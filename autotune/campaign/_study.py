@@ -19,6 +19,7 @@ from autotune.campaign._config import Campaign
 from autotune.campaign._cost import CostObjective
 from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
 from autotune.errors import ConfigError
+from autotune.measure import implausible
 from autotune.optimize import make_sampler
 from autotune.space import BoundSpace
 
@@ -32,9 +33,9 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
 
     With ``objective.cost`` the study has two objectives (metric, cost), and the cost rule is stored on it
     (user attribute ``cost``) so that every reader recommends the same trial."""
-    if c.storage.startswith("sqlite:///"):
+    if create and c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
-    storage = make_storage(c.storage, fast=fast)
+    storage = make_storage(c.storage, fast=fast, create=create)  # reading creates nothing
     wanted = directions(c)
     sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted))
     if not create:
@@ -136,10 +137,30 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
         return recommended(study, cost)
     done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
             if t.user_attrs.get("ran") and value_of(t) is not None]
+    flagged = implausible_trials(study, done)
+    done = [t for t in done if t.number not in flagged]
     if not done:
         return None
     pick = max if maximizes(study) else min
     return pick(done, key=lambda t: float(value_of(t) or 0.0))
+
+
+def implausible_trials(study: optuna.Study, done: list[FrozenTrial] | None = None) -> dict[int, str]:
+    """The completed trials whose value is not plausible (``measure.implausible``), with the reason: they are
+    never the best trial. ``done``: the completed trials that ran (default: read from the study)."""
+    if done is None:
+        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                if t.user_attrs.get("ran") and value_of(t) is not None]
+    values = [float(value_of(t) or 0.0) for t in done]
+    kind, ceiling = study.user_attrs.get("metric_kind"), study.user_attrs.get("plausible_max")
+    ceiling = float(ceiling) if isinstance(ceiling, (int, float)) and not isinstance(ceiling, bool) else None
+    maximize = maximizes(study)
+    out: dict[int, str] = {}
+    for t, v in zip(done, values, strict=True):
+        why = implausible(v, kind if isinstance(kind, str) else None, maximize, values, ceiling)
+        if why is not None:
+            out[t.number] = why
+    return out
 
 
 def default_trial(study: optuna.Study) -> FrozenTrial | None:

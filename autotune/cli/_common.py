@@ -11,6 +11,15 @@ from typing import Any
 from autotune.errors import AutotuneError
 
 
+def lfs_path(value: str) -> str:
+    """``--path`` (argparse type): the directory ``lfs setstripe`` is given; one starting with '-' would be read
+    as an option of lfs (``--path=--pool=evil``), an empty one means nothing."""
+    if not value.strip() or value.startswith("-"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a directory path (write ./{value} for a name starting "
+                                         "with '-')" if value.strip() else "an empty path")
+    return value
+
+
 def add_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--study", help="study name (default: the campaign's name)")
     p.add_argument("--storage", help="Optuna storage URL (default: sqlite:///WORKDIR/optuna.db)")
@@ -35,32 +44,29 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
+    from autotune.campaign import _checks as checks
     from autotune.campaign import load_campaign
-    from autotune.campaign._checks import tracking_uri, workdir_path
+    from autotune.campaign._checks import nonempty_path, tracking_uri, workdir_path
     from autotune.campaign._names import check_study_name
     from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
     kw: dict[str, Any] = {}
     if getattr(args, "workdir", None) is not None:
-        kw["workdir"] = workdir_path(Path(args.workdir).expanduser().resolve(), "--workdir")
+        kw["workdir"] = workdir_path(Path(nonempty_path(args.workdir, "--workdir")).expanduser().resolve(), "--workdir")
     if getattr(args, "storage", None):
         kw["storage_url"] = args.storage
     if getattr(args, "study", None):
         kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget
     if getattr(args, "trials", None) is not None:
-        if args.trials < 1:
-            raise AutotuneError(f"--trials: {args.trials} must be >= 1")
-        budget = replace(budget, trials=args.trials)
+        budget = replace(budget, trials=checks.trials(args.trials, "--trials"))
     if getattr(args, "budget", None) is not None:
         budget = replace(budget, trials=budget.trials if args.trials is not None else None,
                          wall_time=parse_duration(args.budget, "--budget"))
     kw["budget"] = budget
     if getattr(args, "repeats", None) is not None:
-        if args.repeats < 1:
-            raise AutotuneError(f"--repeats: {args.repeats} must be >= 1")
-        kw["objective"] = replace(c.objective, repeats=args.repeats)
+        kw["objective"] = replace(c.objective, repeats=checks.repeats(args.repeats, "--repeats"))
     tracking = dict(c.tracking)
     if getattr(args, "tracking_uri", None) is not None:
         tracking["uri"] = tracking_uri(args.tracking_uri, "--tracking-uri")

@@ -67,10 +67,12 @@ def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from autotune._extras import require
 
     require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
+    from autotune.campaign._checks import nonempty_path
     from autotune.report._notify import notify, parse_notify
     from autotune.report._run import compare_campaigns
     from autotune.units import parse_duration
 
+    report_dir = Path(nonempty_path(args.report, "--report")).expanduser().resolve()  # '' meant the current directory
     if args.notify:
         parse_notify(args.notify)
     campaigns = load_all(args)
@@ -79,7 +81,7 @@ def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     tracking_uri = getattr(args, "tracking_uri", None)
     if getattr(args, "no_tracking", False):
         tracking_uri = ""
-    result = compare_campaigns(campaigns, Path(args.report).expanduser().resolve(), run=running, wall_time=wall,
+    result = compare_campaigns(campaigns, report_dir, run=running, wall_time=wall,
                                out=sys.stdout, command_line=shlex.join(["autotune", *argv]),
                                tracking_uri=tracking_uri)
     text = result.report.text()

@@ -16,6 +16,9 @@ from typing import Any, TextIO
 
 # Phrases of SQLite/SQLAlchemy/MLflow errors that mean "the store is broken or unusable", with what to say.
 _STORE_PROBLEMS = (
+    ("database is locked", "the store is busy: another process has held a write transaction on it for "
+                           "the whole wait (a running campaign or a stuck process; `fuser FILE` names it): "
+                           "try again when it is done, the store itself is fine"),
     ("database or disk is full", "the disk is full"),
     ("disk i/o error", "disk I/O error (full or failing disk?)"),
     ("readonly database", "the store is read-only"),
@@ -27,15 +30,19 @@ _STORE_PROBLEMS = (
     ("unsupported uri", "unsupported URI"),
     ("could not connect", "cannot connect to the database server"),
     ("connection refused", "cannot connect to the database server"),
+    ("statuscode.unavailable", "the gRPC storage proxy stopped answering (is `autotune store serve` running?)"),
+    ("failed to connect to all addresses", "the gRPC storage proxy stopped answering (is `autotune store serve` running?)"),
 )
-_STORE_TYPES = ("StorageInternalError", "OperationalError", "DatabaseError", "DBAPIError", "MlflowException",
+_STORE_TYPES = ("_InactiveRpcError", "RpcError", "StorageInternalError", "OperationalError", "DatabaseError",
+                "DBAPIError", "MlflowException",
                 "UnsupportedModelRegistryStoreURIException", "ArgumentError", "NoSuchModuleError", "CommandError")
 
 
 def describe(exc: BaseException) -> str | None:
     """One line for an environment failure (disk, permissions, corrupt or unreachable store), else None."""
     if isinstance(exc, OSError) and exc.errno is not None:
-        where = f"{exc.filename}: " if exc.filename else ""
+        name = str(exc.filename) if exc.filename else ""
+        where = f"{name if len(name) <= 200 else name[:197] + '...'}: " if name else ""
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return f"{where}no space left on the device (free some space, then run the same command to resume)"
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -45,10 +52,11 @@ def describe(exc: BaseException) -> str | None:
     if not any(type(e).__name__ in _STORE_TYPES for e in chain):
         return None
     text = " ".join(str(e) for e in chain).lower()
+    which = "tracking" if any(type(e).__name__.startswith("Mlflow") for e in chain) else "storage"
     for phrase, meaning in _STORE_PROBLEMS:
         if phrase in text:
-            return f"storage: {meaning} ({_first_line(chain[-1])})"
-    return f"storage: {type(chain[-1]).__name__}: {_first_line(chain[-1])}"
+            return f"{which}: {meaning} ({_first_line(chain[-1])})"
+    return f"{which}: {type(chain[-1]).__name__}: {_first_line(chain[-1])}"
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

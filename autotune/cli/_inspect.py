@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from autotune._yaml import plain_text
-from autotune.cli._common import add_overrides, load
+from autotune.cli._common import add_overrides, lfs_path, load
 from autotune.errors import AutotuneError
 from autotune.hints import DIALECTS
 
@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
     add_overrides(e)
     e.add_argument("--format", default="env", help=f"{', '.join(DIALECTS.names())} (default: env)")
     e.add_argument("--files", default=None, help="file patterns for MPICH_MPIIO_HINTS, comma-separated (default: the app's)")
-    e.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    e.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     e.set_defaults(run=cmd_export)
     sp = sub.add_parser("space", help="show the search space a campaign searches on its target")
     sp.add_argument("campaign")

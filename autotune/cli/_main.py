@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from autotune._yaml import plain_text
 from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _site, _submit, _tune
 from autotune.cli._errors import describe, guard_stdout
 from autotune.errors import AutotuneError
@@ -38,10 +39,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:
+        if argv[:1] == ["hints"] and exc.code not in (0, None):  # a job script never breaks on `hints`
+            from autotune.cli._service import hints_defaults
+
+            return hints_defaults("bad arguments (see the usage above)")
+        raise
+    try:
+        for arg in argv:  # a path or value with a newline would break every line that prints it
+            plain_text(arg, "command line", "an argument")
         return int(args.run(args, argv))
     except AutotuneError as exc:
+        if args.cmd == "hints":  # a job script never breaks on `hints`
+            from autotune.cli._service import hints_defaults
+
+            return hints_defaults(str(exc))
         print(f"autotune: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.cli._common import add_overrides, load, warn_stack
+from autotune.cli._common import add_overrides, lfs_path, load, warn_stack
 from autotune.errors import AutotuneError, ConfigError
 
 FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
@@ -34,7 +34,7 @@ def register_jobs(sub: Any) -> None:
     a.add_argument("--expire", default="24h", help="a trial whose job never tells fails after this long (24h)")
     a.add_argument("--timeout", default="10s", help="wait at most this long for the store, then fall back (10s)")
     a.add_argument("--job-id", default=None, help="recorded on the trial (default: $SLURM_JOB_ID)")
-    a.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    a.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     a.add_argument("--seed", type=int, default=None, help="seed of the explore/exploit draw (tests)")
     a.set_defaults(run=cmd_ask)
     t = sub.add_parser("tell", help="record what a production job measured on the trial `ask` gave it")
@@ -54,7 +54,7 @@ def register_jobs(sub: Any) -> None:
     add_overrides(h)
     h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
     h.add_argument("--format", choices=FORMATS, default="env")
-    h.add_argument("--path", default="$OUTPUT_DIR", help="directory for lfs setstripe")
+    h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
     h.set_defaults(run=cmd_hints)
 
@@ -121,13 +121,37 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         value, failure = m.value, m.error
     if failure is None and value is None:
         raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
+    if failure is None and value is not None and abs(value) < float("inf") and value == value:  # finite: told
+        from autotune.measure import implausible
+
+        why = implausible(value, c.objective.kind, c.objective.maximize, (), rt.plausible_max())
+        if why is not None:
+            print(f"autotune tell: warning: {why}: recorded, never recommended on its own", file=sys.stderr)
     print(do_tell(rt, ref, value=value, failure=failure, extra=extra, timeout=_seconds(args.timeout, "--timeout")))
     sys.stdout.flush()
     return 0
 
 
+DEFAULTS = "# defaults: nothing to set"  # what `hints` prints when it cannot answer: a comment, safe to eval
+
+
+def hints_defaults(why: str) -> int:
+    """``hints`` could not answer: the reason on stderr (one line), the defaults on stdout, exit 0."""
+    line = " ".join(why.split())
+    print(f"autotune hints: {line if len(line) <= 300 else line[:297] + '...'}: keeping the defaults", file=sys.stderr)
+    print(DEFAULTS)
+    return 0
+
+
 def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     """Prints valid hints or the defaults, and exits 0 whatever happens: a job script never breaks on it."""
+    try:
+        return _hints(args)
+    except Exception as exc:  # noqa: BLE001 - a malformed record or any surprise: the defaults, never an exit code
+        return hints_defaults(f"cannot use what the store holds ({type(exc).__name__}: {exc})")
+
+
+def _hints(args: argparse.Namespace) -> int:
     from autotune.campaign import Runtime
     from autotune.hints import render
     from autotune.service import StoreUnavailable, do_hints
@@ -139,14 +163,9 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         rt = Runtime.build(c)
         known = do_hints(rt, _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
-        print(f"autotune hints: {exc}: keeping the defaults", file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
+        return hints_defaults(str(exc))
     if known is None:
-        print(f"autotune hints: nothing recorded for {c.app.name!r} on {c.system.name}: keeping the defaults",
-              file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
+        return hints_defaults(f"nothing recorded for {c.app.name!r} on {c.system.name}")
     settings = rt.settings_for(known.config(rt), False)
     print(f"autotune hints: {known.describe()}", file=sys.stderr)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=list(c.app.hint_files), path=args.path))
@@ -163,24 +182,19 @@ def _app_hints(args: argparse.Namespace) -> int:
     from autotune.service import StoreUnavailable, bounded
     from autotune.service._apphints import app_hints
 
-    def defaults(why: str) -> int:
-        print(f"autotune hints: {why}: keeping the defaults", file=sys.stderr)
-        print("# defaults: nothing to set")
-        return 0
-
     storage = args.storage or os.environ.get("AUTOTUNE_STORAGE")
     if not storage:
-        return defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
+        return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
     try:
         from autotune.campaign import make_storage
 
         found = bounded(lambda: app_hints(make_storage(storage), args.campaign, args.system),
                         _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
-        return defaults(str(exc))
+        return hints_defaults(str(exc))
     if found is None:
         where = f" on {args.system}" if args.system else ""
-        return defaults(f"nothing recorded for app {args.campaign!r}{where}")
+        return hints_defaults(f"nothing recorded for app {args.campaign!r}{where}")
     print(f"autotune hints: {found.known.describe()}", file=sys.stderr)
     if found.others:
         print(f"autotune hints: {args.campaign!r} also has studies on {', '.join(found.others)} (--system to choose)",

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from autotune._shell import comment, quote
 from autotune.cli._common import add_tune_overrides, load, warn_stack
 
 
@@ -21,16 +22,24 @@ def register(sub: Any) -> None:
 
 
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import Runtime, summary_text
-    from autotune.execute import run_with_executor
-    from autotune.tracking import get_tracker
+    from autotune.campaign import Runtime
 
     c = load(args)
     rt = Runtime.build(c)
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
     warn_stack(rt)
+    from autotune.campaign._stores import nothing_left_on_failure
+
+    with nothing_left_on_failure(c.workdir):  # a refused store or bad input leaves no work directory behind
+        return _tune(c, rt, args, argv)
+
+
+def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from autotune.campaign import summary_text
     from autotune.campaign._stores import prepare_stores
+    from autotune.execute import run_with_executor
+    from autotune.tracking import get_tracker
 
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = None
@@ -70,16 +79,16 @@ def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
     p = c.persistent
     if p is None or (action == "create" and not p.create) or (action == "destroy" and p.keep):
         if p is not None:
-            print(f"\n# ---- no {action} job: the reservation {p.name} is "
-                  + ("named as existing" if action == "create" else "kept at the end"))
+            print("\n" + comment(f"---- no {action} job: the reservation {p.name} is "
+                                  + ("named as existing" if action == "create" else "kept at the end")))
         return
     options = {k: v for k, v in c.launcher.items() if k != "name"}
     text = script(p, action, c.study, c.system, options, c.workdir / "bb-persistent")
     path = out_dir / f"bb-{action}.sh"
     path.write_text(text)
     when = "before the first trial (once; a resumed campaign finds it)" if action == "create" else "after the last trial"
-    print(f"\n# ---- {action} job for the persistent reservation {p.name}, {when}")
-    print(f"# written to {path}")
+    print("\n" + comment(f"---- {action} job for the persistent reservation {p.name}, {when}"))
+    print(comment(f"written to {path}"))
     print(text, end="")
 
 
@@ -108,21 +117,21 @@ def _dry_run(rt: Any, trials: int | None) -> int:
                          data_dir=rt.data_dir(p.number, 0), timeout=c.budget.run_timeout, is_default=p.is_default)
         command, env, files = what_it_gets(rt, req)
         text = [command]
-        text += [f"# environment: {k}={v}" for k, v in sorted(env.items())]
+        text += [comment(f"environment: {k}={quote(v)}") for k, v in sorted(env.items())]
         for path, content in sorted(files.items()):
-            text += [f"# file {path}:", *(f"#   {ln}" for ln in content.splitlines())]
+            text += [comment(f"file {path}:"), *(comment(f"  {ln}") for ln in content.splitlines())]
         path = out_dir / f"trial-{p.number:04d}.txt"
         path.write_text("\n".join(text) + "\n")
         label = (" (the default configuration)" if p.is_default else
                  " (the baseline: the app's own settings)" if p.baseline else
                  " (enqueued: model-ranked or warm start)" if p.initial else "")
-        print(f"\n# ---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}")
-        print(f"# written to {path}")
+        print("\n" + comment(f"---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}"))
+        print(comment(f"written to {path}"))
         print("\n".join(text))
     _reservation_job(c, "destroy", out_dir)
     if depends:
-        print(f"\n# the proposals after trial {shown[-1].number if shown else 0} depend on the measured values: "
-              "the real run makes them from what it measures")
+        print("\n" + comment(f"the proposals after trial {shown[-1].number if shown else 0} depend on the measured "
+                              "values: the real run makes them from what it measures"))
     from autotune.campaign._preflight import preflight
     from autotune.errors import AutotuneError
 
@@ -132,5 +141,5 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         print(f"autotune: warning: {exc} (the campaign would stop here with exit code 2)", file=sys.stderr)
     else:
         if note:
-            print(f"\npreflight: {note}")
+            print("\n" + comment(f"preflight: {note}"))
     return 0

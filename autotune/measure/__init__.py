@@ -16,6 +16,7 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._plausible import implausible
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -44,6 +45,7 @@ __all__ = [
     "count_aggregators",
     "find_record",
     "get_extractor",
+    "implausible",
     "interval",
     "library_of",
     "log_metrics",

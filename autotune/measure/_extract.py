@@ -90,6 +90,12 @@ class JsonExtractor(BaseExtractor):
                 value = value.get(part) if isinstance(value, dict) else None
         else:
             value = metrics.get(metric, record.get(metric))
+            if value is None and isinstance(raw, dict):
+                value = raw.get(metric)
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+            shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+            return Measurement(None, metrics, record, error=f"metric {path or metric!r} is {shown} in the JSON record, "
+                               "not a number")
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return Measurement(None, metrics, record, error=f"metric {path or metric!r} not in the JSON record "
                                f"(it has: {', '.join(sorted(metrics or record)[:12]) or 'nothing'})")

@@ -7,6 +7,7 @@ to measured runs. See docs/model.md.
 """
 
 from autotune.model._calibrate import calibrate
+from autotune.model._ceiling import physical_ceiling
 from autotune.model._constants import Constants, constants_for
 from autotune.model._fit import FitResult, MeasuredRun, fit_constants
 from autotune.model._noise import NoiseModel, sample
@@ -23,6 +24,7 @@ from autotune.model._simulate import simulate_run
 
 __all__ = [
     "RESOURCES", "Constants", "FitResult", "Limit", "MeasuredRun", "NoiseModel", "PhasePrediction", "Prediction",
-    "Resolved", "Term", "calibrate", "cannot_judge", "constants_for", "fit_constants", "metadata_term", "predict", "sample",
+    "Resolved", "Term", "calibrate", "cannot_judge", "constants_for", "fit_constants", "metadata_term", "physical_ceiling",
+    "predict", "sample",
     "settings_in_effect", "simulate_run",
 ]

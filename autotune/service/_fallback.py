@@ -39,7 +39,9 @@ def bounded(fn: Callable[[], T], timeout: float) -> T:
         exc = box["error"]
         if isinstance(exc, AutotuneError) and not isinstance(exc, StoreUnreachable):
             raise exc  # bad input stays bad input
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        details = getattr(exc, "details", None)  # a gRPC error: its own one-line description, not its repr
+        said = details() if callable(details) else None
+        first = str(said) if said else (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StoreUnavailable(first)
     return box["value"]  # type: ignore[no-any-return]
 

@@ -25,10 +25,10 @@ def _open(rt: Any, create: bool) -> optuna.Study:
     if c.objective.cost is not None:
         raise ConfigError("objective.cost: the service tells one value per production job, not a cost; tune a "
                           "two-objective campaign with `autotune tune` and export its recommendation")
+    if not create:  # tell: reading an existing study creates nothing
+        return open_study(c, rt.space, create=False, fast=True)
     if c.storage.startswith("sqlite:///"):
         c.workdir.mkdir(parents=True, exist_ok=True)
-    if not create:
-        return open_study(c, rt.space, create=False, fast=True)
     try:
         study = open_study(c, rt.space, create=False, fast=True)  # the usual case: set up already, no lock taken
         attrs = study.user_attrs  # one query (the property reads the store on every access)

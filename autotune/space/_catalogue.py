@@ -23,6 +23,7 @@ class Known:
     aligns_with: tuple[str, ...] = ()  # parameters whose value this one should often equal (a search move)
     minimum: int | None = None  # the smallest meaningful value (a fixed value or a range below it is refused)
     mca: str | None = None
+    values: tuple[str, ...] = ()  # a choice's only meaningful values (empty: any one-word value)
 
 
 # ROMIO runs inside MPICH, Cray MPICH and (as the io component romio321) Open MPI; under Open MPI the ROMIO-only
@@ -32,6 +33,7 @@ _UPSTREAM_ROMIO = "system.mpi in ['mpich', 'openmpi']"
 _CRAY = "system.mpi == 'cray-mpich'"
 _OMPI = "system.mpi == 'openmpi'"
 _NOT_OMPI = "needs Open MPI (an MCA parameter of its OMPIO component)"
+_TRI = ("automatic", "enable", "disable")  # ROMIO's values for romio_cb_* and romio_ds_* (ROMIO users guide)
 
 CATALOGUE: dict[str, Known] = {k.name: k for k in (
     Known("lustre.stripe_count", "int", "striping_factor", "fs.kind == 'lustre'",
@@ -50,15 +52,16 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "only upstream ROMIO places aggregators by cb_config_list",
           "aggregator placement, e.g. '*:1' (one per node, default) or '*:*'"),
     Known("mpiio.romio_cb_write", "choice", "romio_cb_write", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "collective buffering for writes: automatic | enable | disable"),
+          "collective buffering for writes: automatic | enable | disable", values=_TRI),
     Known("mpiio.romio_cb_read", "choice", "romio_cb_read", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "collective buffering for reads: automatic | enable | disable"),
+          "collective buffering for reads: automatic | enable | disable", values=_TRI),
     Known("mpiio.romio_ds_write", "choice", "romio_ds_write", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "data sieving for independent writes: automatic | enable | disable"),
+          "data sieving for independent writes: automatic | enable | disable", values=_TRI),
     Known("mpiio.romio_ds_read", "choice", "romio_ds_read", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "data sieving for independent reads: automatic | enable | disable"),
+          "data sieving for independent reads: automatic | enable | disable", values=_TRI),
     Known("mpiio.romio_no_indep_rw", "choice", "romio_no_indep_rw", _ROMIO, "needs a ROMIO-based MPI-IO",
-          "promise that all I/O is collective ('true'/'false'); required by Cray lock mode 1"),
+          "promise that all I/O is collective ('true'/'false'); required by Cray lock mode 1",
+          values=("true", "false")),
     Known("cray.cb_nodes_multiplier", "int", "cray_cb_nodes_multiplier", _CRAY, "a Cray MPI-IO hint",
           "aggregators per stripe (total aggregators = cb_nodes x multiplier)", minimum=1),
     Known("cray.cb_write_lock_mode", "int", "cray_cb_write_lock_mode", _CRAY, "a Cray MPI-IO hint",
@@ -86,7 +89,25 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           "DataWarp pool (granularity differs per pool)"),
     Known("bb.access_mode", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
           "DataWarp access mode: striped (one namespace over the BB nodes) | private (a namespace per compute"
-          " node, one grain each; KAUST Shaheen II training)"),
+          " node, one grain each; KAUST Shaheen II training)", values=("striped", "private")),
     Known("rabbit.type", "choice", None, "fs.kind == 'rabbit'", "the target is not an HPE Rabbit (Near Node Flash)",
-          "Rabbit file system: xfs/gfs2 (one per compute node, capacity per node) | lustre (shared by the job)"),
+          "Rabbit file system: xfs/gfs2 (one per compute node, capacity per node) | lustre (shared by the job)",
+          values=("xfs", "gfs2", "lustre")),
 )}
+
+
+def check_choice(name: str, value: object, searched: bool = False) -> str | None:
+    """Why ``value`` cannot be a value of choice parameter ``name`` (one line), or None.
+
+    Where the MPI library knows only a few values (ROMIO's ``automatic | enable | disable``), any other
+    would be ignored by it silently. A ``searched`` choice is also one word: the search would spend trials
+    on a value with spaces, which no hint takes (ROMIO's hints file is ``key value`` lines)."""
+    known = CATALOGUE.get(name)
+    if known is None or known.kind != "choice" or isinstance(value, bool):
+        return None
+    text = str(value)
+    if searched and (not text.strip() or any(ch.isspace() for ch in text)):
+        return f"{text!r} is not one word (a hint value cannot hold spaces)"
+    if known.values and not (text.lower() in known.values and text in (text.lower(), text.upper())):
+        return f"{text!r} is not one of {' | '.join(known.values)}"
+    return None

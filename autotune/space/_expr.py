@@ -34,6 +34,26 @@ _FUNCS: dict[str, Any] = {
 }
 
 
+MAX_INT = 2**63 - 1  # every integer a setting can take fits a signed 64-bit integer (Optuna, SQL, numpy)
+
+
+def _check_power(base: Any, exponent: Any, text: str) -> None:
+    """Refuse a power whose result would exceed ``MAX_INT`` before computing it (``9**9**9`` would take hours)."""
+    if isinstance(base, (int, float)) and isinstance(exponent, (int, float)) and abs(base) > 1 and exponent > 0:
+        if exponent * math.log2(abs(base)) > 63:
+            raise ConfigError(f"{text!r}: {base}**{exponent} exceeds {MAX_INT} (2**63 - 1), the largest value allowed")
+
+
+def _bounded(value: Any, text: str) -> Any:
+    """``value`` if it is within +-``MAX_INT`` (floats: finite), else a ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if (isinstance(value, int) and abs(value) > MAX_INT) or (isinstance(value, float) and not math.isfinite(value)):
+        shown = f"{value:.4g}" if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
+        raise ConfigError(f"{text!r}: {shown} is out of range (at most {MAX_INT}, 2**63 - 1)")
+    return value
+
+
 class UnknownName(ConfigError):
     """An expression names something that is not defined."""
 
@@ -99,7 +119,7 @@ class Expr:
                 raise UnknownName(dotted, self.text)
             return env[dotted]
         if isinstance(node, ast.Constant):
-            return node.value
+            return _bounded(node.value, self.text)
         if isinstance(node, ast.BoolOp):
             if isinstance(node.op, ast.And):
                 return all(self._eval(v, env) for v in node.values)
@@ -108,7 +128,13 @@ class Expr:
             v = self._eval(node.operand, env)
             return (not v) if isinstance(node.op, ast.Not) else -v
         if isinstance(node, ast.BinOp):
-            return _BIN[type(node.op)](self._eval(node.left, env), self._eval(node.right, env))
+            left, right = self._eval(node.left, env), self._eval(node.right, env)
+            if isinstance(node.op, ast.Pow):
+                _check_power(left, right, self.text)
+            try:
+                return _bounded(_BIN[type(node.op)](left, right), self.text)
+            except (OverflowError, ZeroDivisionError) as exc:
+                raise ConfigError(f"{self.text!r}: {exc}") from None
         if isinstance(node, ast.Compare):
             left = self._eval(node.left, env)
             for op, comp in zip(node.ops, node.comparators, strict=True):
@@ -119,7 +145,10 @@ class Expr:
             return True
         if isinstance(node, ast.Call):
             fname = _dotted(node.func)
-            return _FUNCS[str(fname)](*(self._eval(a, env) for a in node.args))
+            try:
+                return _bounded(_FUNCS[str(fname)](*(self._eval(a, env) for a in node.args)), self.text)
+            except (OverflowError, ValueError, TypeError) as exc:
+                raise ConfigError(f"{self.text!r}: {fname}(): {exc}") from None
         if isinstance(node, ast.IfExp):
             return self._eval(node.body, env) if self._eval(node.test, env) else self._eval(node.orelse, env)
         if isinstance(node, (ast.List, ast.Tuple)):

@@ -10,7 +10,7 @@ from optuna.distributions import BaseDistribution, CategoricalDistribution, IntD
 
 from autotune._yaml import check_keys, expect, plain_text
 from autotune.errors import ConfigError
-from autotune.space._catalogue import CATALOGUE
+from autotune.space._catalogue import CATALOGUE, check_choice
 from autotune.space._expr import Expr
 from autotune.units import format_size, parse_size
 
@@ -65,6 +65,9 @@ class ParamSpec:
                 expect(c, (int, float, str, bool), f"{w}.choices", "a list of numbers or strings")
                 if isinstance(c, str):  # a choice becomes a hint value in files, environments and snippets
                     plain_text(c, f"{w}.choices", "a choice")
+                why = check_choice(name, c, searched=True)
+                if why is not None:
+                    raise ConfigError(f"{w}.choices: {why}")
             default = d.get("default", choices[0])
             if default not in choices:
                 raise ConfigError(f"{w}.default: {default!r} is not one of the choices {choices}")

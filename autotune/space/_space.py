@@ -12,7 +12,7 @@ from autotune._paths import available, find_named
 from autotune._yaml import check_keys, expect, load_yaml, plain_text
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
-from autotune.space._catalogue import CATALOGUE
+from autotune.space._catalogue import CATALOGUE, check_choice
 from autotune.space._expr import Expr, UnknownName
 from autotune.space._params import BoundParam, ParamSpec, Scalar
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
@@ -69,6 +69,9 @@ def _fixed_value(name: str, value: Any, where: str) -> Scalar:
         expect(value, (str, int, bool), f"{where}.{name}", "a string or number")
         if isinstance(value, str):
             plain_text(value, f"{where}.{name}", "a value")
+        why = check_choice(name, value)
+        if why is not None:
+            raise ConfigError(f"{where}.{name}: {why}")
         return value
     if known.minimum is not None and n < known.minimum:
         raise ConfigError(f"{where}.{name}: {value!r} is below {known.minimum} (expected an integer >= {known.minimum})")

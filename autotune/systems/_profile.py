@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune._paths import available, find_named
-from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int
+from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, shown
 from autotune.errors import ConfigError
 from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
@@ -20,6 +20,7 @@ FS_KINDS = ("lustre", "datawarp", "posix", "rabbit", "nvme", "pcc")
 NEAR_NODE = ("rabbit", "nvme", "pcc")  # today's tiers (docs/model.md "Today's tiers"): near-node and node-local flash
 MPI_FLAVOURS = ("cray-mpich", "mpich", "openmpi")
 _GIB = 1024**3
+MAX_NAME = 100  # a system name is a word or two; anything longer is a mistake (and is echoed in messages)
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,8 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
     if osts is not None and dsc > osts:
         raise ConfigError(f"{where}.default_stripe_count: {dsc} exceeds the OST count {osts}")
     return FileSystem(
-        name=name, kind=kind, path=d.get("path"), description=str(d.get("description", "")),
+        name=name, kind=kind, description=str(d.get("description", "")),
+        path=plain_text(d["path"], f"{where}.path", "a path") if d.get("path") is not None else None,
         osts=osts,
         oss=positive_int(d["oss"], f"{where}.oss") if "oss" in d else None,
         default_stripe_count=dsc,
@@ -212,6 +214,11 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         raise ConfigError(f"{where}.mpi.flavour: {flavour!r} is not one of {', '.join(MPI_FLAVOURS)}")
     node = check_keys(d.get("node", {}), {"cores", "memory"}, f"{where}.node")
     cores, cores_source = _cores(node.get("cores", 1), f"{where}.node.cores")
+    if "memory" in node and parse_size(node["memory"], f"{where}.node.memory") <= 0:
+        raise ConfigError(f"{where}.node.memory: {node['memory']!r} is not a positive size (e.g. '192GB')")
+    name = plain_text(expect(d["name"], str, f"{where}.name", "a name"), f"{where}.name", "a name")
+    if not 0 < len(name) <= MAX_NAME:
+        raise ConfigError(f"{where}.name: {shown(name)} is not a name of 1 to {MAX_NAME} characters")
     fss_raw = expect(d["filesystems"], dict, f"{where}.filesystems", "a mapping of file systems")
     if not fss_raw:
         raise ConfigError(f"{where}.filesystems: at least one file system is required")
@@ -220,7 +227,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
     if default_fs not in fss:
         raise ConfigError(f"{where}.default_filesystem: {default_fs!r} is not one of {', '.join(fss)}")
     return SystemProfile(
-        name=str(d["name"]), description=str(d.get("description", "")), mpi_flavour=flavour,
+        name=name, description=str(d.get("description", "")), mpi_flavour=flavour,
         cores_per_node=cores, cores_source=cores_source, filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
         charge=parse_charge(d.get("charge"), f"{where}.charge"),
@@ -242,5 +249,5 @@ def load_system(name: str, base: Path | None = None) -> SystemProfile:
     path = find_named("search_spaces/systems", name, base)
     if path is None:
         known = ", ".join(available("search_spaces/systems"))
-        raise ConfigError(f"system: {name!r} not found (known: {known}, or a path to a .yaml)")
+        raise ConfigError(f"system: {shown(name)} not found (known: {known}, or a path to a .yaml)")
     return parse_system(load_yaml(path, "system profile"), source=str(path))

@@ -75,3 +75,14 @@ def is_loopback(address: str) -> bool:
     ip = ipaddress.ip_address(address)
     mapped = getattr(ip, "ipv4_mapped", None)
     return bool((mapped or ip).is_loopback)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released): connections to it are refused."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = int(s.getsockname()[1])
+    s.close()
+    return port

@@ -67,7 +67,7 @@ def test_campaign_asking_for_more_cpus_than_the_node_has_stops_at_once(tmp_path:
         " (the campaign would stop here with exit code 2)"
     ok = subprocess.run([*CLI, "tune", str(_campaign(tmp_path, name, 2, {})), "--dry-run"], capture_output=True,
                         text=True, timeout=60)
-    assert ok.returncode == 0 and "\npreflight: sbatch --test-only: Job " in ok.stdout
+    assert ok.returncode == 0 and "\n# preflight: sbatch --test-only: Job " in ok.stdout
 
 
 def test_sigterm_while_the_job_is_pending_leaves_the_queue_empty(tmp_path: Path) -> None:

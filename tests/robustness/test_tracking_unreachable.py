@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autotune.testing._misbehave import GOOD_APP, write_campaign
+from autotune.testing._net import closed_port as free_port
 
 pytest.importorskip("mlflow", reason="the tracking extra is not installed")
 
@@ -29,11 +30,7 @@ def silent_server() -> Iterator[int]:
 
 @pytest.fixture
 def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
+    return free_port()
 
 
 def _tune_timed(path: Path, uri: str) -> tuple[int, float | None, float, str]:
