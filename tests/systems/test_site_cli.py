@@ -67,7 +67,7 @@ def test_profile_without_mpi_marks_every_value(tmp_path: Path, capsys: pytest.Ca
     (["--budget", "1"], "--budget: '1' is not a number of seconds between 5 and 600"),
     (["--budget", "nan"], "--budget: 'nan'"),
     (["--path", "/surely/not/here"], "--path: '/surely/not/here' is not an existing folder"),
-    (["--name", "a\nb"], "--name"),
+    (["--name", "a\nb"], "contains the control character"),  # refused for every argument at the command line
 ])
 def test_profile_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
                                        message: str) -> None:
