@@ -45,7 +45,9 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
-    confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
+    confirm: int = 20       # interleaved rounds of the final confirmation at most (campaign/_confirm.py); 0: off
+    confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
+    confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
     cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/_cost.py)
 
     @property
@@ -205,10 +207,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    confirm = o.get("confirm", 3)
-    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
-        raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
+    confirm, matters, confirm_s = _checks.confirm_budget(o.get("confirm", Objective.confirm), Objective.confirm,
+                                                         Objective.confirm_matters)
     objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm,
+                        confirm_matters=matters, confirm_seconds=confirm_s,
                         cost=parse_cost(o.get("cost"), system))
     if objective.cost is not None:
         _checks.cost_combinations(objective.adaptive, sampler)

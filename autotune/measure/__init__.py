@@ -15,6 +15,7 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._margin import ALPHA, Estimate, combine, looks, margin, paired, spent, unpaired
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -24,10 +25,12 @@ from autotune.measure._darshan import check_darshan_header, log_metrics  # isort
 
 __all__ = [
     "AGGREGATES",
+    "ALPHA",
     "CANONICAL",
     "EXTRACTORS",
     "UNITS",
     "BaseExtractor",
+    "Estimate",
     "JsonExtractor",
     "Measurement",
     "MetricUnit",
@@ -38,20 +41,26 @@ __all__ = [
     "aggregate",
     "check_darshan_header",
     "check_direction",
+    "combine",
     "count_aggregators",
     "find_record",
     "get_extractor",
     "interval",
     "log_metrics",
+    "looks",
+    "margin",
     "median_margin",
     "metric_unit",
+    "paired",
     "paired_margin",
     "parse_hints_blocks",
     "parse_hints_display",
     "parse_mpiio_stats",
     "register_extractor",
+    "spent",
     "spread",
     "strip_hints_display",
     "to_canonical",
+    "unpaired",
     "verify_hints",
 ]
