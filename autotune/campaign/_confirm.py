@@ -75,7 +75,7 @@ class _Look:
     high: float
 
 
-def _look(values: list[list[float | None]], history: list[list[float]], i: int, maximize: bool, alpha: float) -> _Look:
+def _look(values: list[list[float | None]], history: list[list[list[float]]], i: int, maximize: bool, alpha: float) -> _Look:
     est = combine([paired(values[i], values[0], maximize), unpaired(history[i], history[0], maximize)])
     if est is None or alpha <= 0:
         return _Look(est, -float("inf"), float("inf"))
@@ -97,10 +97,11 @@ def _needed(values: list[float | None], base: list[float | None], hist: Estimate
 
 def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, measure: Measure, maximize: bool,
             pattern_phases: Sequence[str] = ("write",), base: int = CONFIRM_BASE,
-            history: Mapping[int, Sequence[float]] | None = None, matters: float = MATTERS,
+            history: Mapping[int, Sequence[Sequence[float]]] | None = None, matters: float = MATTERS,
             seconds: float | None = None, clock: Callable[[], float] = time.monotonic) -> Confirmation:
     """Re-measure ``top`` ((trial, config) best first) and ``default`` interleaved, sequentially, at most ``rounds``
-    rounds (or ``seconds``); ``history``: earlier runs per trial number (-1: the default's twins)."""
+    rounds (or ``seconds``); ``history``: earlier runs per trial number (-1: the default's twins), one block of
+    runs per trial."""
     hist = dict(history or {})
     seen = [physical(default, default, pattern_phases)]
     entries = [("default", -1, default, True)]
@@ -109,7 +110,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             seen.append(physical(cfg, default, pattern_phases))
             entries.append((f"trial {n}", n, cfg, False))
     configs = [(e[2], e[3]) for e in entries]
-    hs = [[float(v) for v in hist.get(e[1], ()) if v is not None] for e in entries]
+    hs = [[list(blk) for blk in hist.get(e[1], ())] for e in entries]
     vals: list[list[float | None]] = [[] for _ in entries]
     active = [True] * len(entries)
     m = max(len(entries) - 1, 1)
@@ -130,18 +131,18 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         final = done >= rounds or out_of_time
         a = (ALPHA - used) if final else spent(done / rounds) - used
         used += a
-        res = {i: _look(vals, hs, i, maximize, a / m) for i in range(1, len(entries)) if active[i]}
+        res = {i: _look(vals, hs, i, maximize, a / m) for i in range(1, len(entries))}  # every candidate's evidence
         shown = [i for i, r in res.items() if r.low > 0]
         for i, r in res.items():
             if r.high < _log(matters, maximize):
                 active[i] = False  # shown not to matter: no more runs of it
-        if shown:
-            decision, best_i = "recommend", max(shown, key=lambda i: _log_of(res[i]))
-        elif not any(active[1:]):
-            decision = "worse" if res and all(r.high < 0 for r in res.values()) else "below"
         if res:
-            cand = best_i or max(res, key=lambda i: _log_of(res[i]))
-            look, best_i = res[cand], cand
+            best_i = max(shown or res, key=lambda i: _log_of(res[i]))
+            look = res[best_i]
+        if shown:
+            decision = "recommend"
+        elif res and not any(active[1:]):
+            decision = "worse" if all(r.high < 0 for r in res.values()) else "below"
         if decision != "undecided" or final:
             break
     return _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, measure,
@@ -157,7 +158,7 @@ def _log(gain: float, maximize: bool) -> float:
     return math.log1p(gain) if maximize else -math.log1p(-gain)
 
 
-def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]], hs: list[list[float]],
+def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]], hs: list[list[list[float]]],
             look: _Look, best_i: int, decision: str, done: int, rounds: int, matters: float, maximize: bool,
             measure: Measure, phases: Sequence[str], base: int, default: Config) -> Confirmation:
     cands: list[dict[str, Any]] = [{"label": e[0], "trial": e[1], "config": dict(e[2]), "values": v, "history": h}
@@ -204,14 +205,14 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
         changed = {k: v for k, v in changed.items() if k not in conf.dropped}
     return changed
 def pooled_history(runs: Sequence[tuple[int, Config, Sequence[float | None]]], default: Config,
-                   top: Sequence[tuple[int, Config]], phases: Sequence[str]) -> dict[int, list[float]]:
-    """The campaign's earlier runs per candidate (trial number; -1: the default): every run of a trial that is
-    physically the same configuration, except the candidate's own trial (chosen because it was lucky)."""
-    keyed = [(n, physical(cfg, default, phases), vs) for n, cfg, vs in runs]
-    out: dict[int, list[float]] = {}
+                   top: Sequence[tuple[int, Config]], phases: Sequence[str]) -> dict[int, list[list[float]]]:
+    """The campaign's earlier runs per candidate (trial number; -1: the default), one block per trial: every trial
+    of the physically same configuration, except the candidate's own trial (chosen because it was lucky)."""
+    keyed = [(n, physical(cfg, default, phases), [float(v) for v in vs if v is not None]) for n, cfg, vs in runs]
+    out: dict[int, list[list[float]]] = {}
     for n, cfg in [(-1, default), *top]:
         key = physical(cfg, default, phases)
-        out[n] = [float(v) for m, k, vs in keyed if k == key and m != n for v in vs if v is not None]
+        out[n] = [vs for m, k, vs in keyed if k == key and (m != n or n == -1) and vs]
     return out
 
 

@@ -14,7 +14,8 @@ class Confirmation:
     """What the confirmation measured and what it recommends (kept as the study attribute ``confirmation``)."""
 
     rounds: int
-    candidates: list[dict[str, Any]]  # {label, trial, config, values (None: not run that round), history}
+    candidates: list[dict[str, Any]]  # {label, trial, config, values (None: not run that round),
+    # history: the campaign's earlier runs of the same physical configuration, one list per trial}
     winner: str
     margin: float
     low: float
@@ -36,7 +37,7 @@ class Confirmation:
 
     def lines(self, metric: str) -> list[str]:
         vals = {c["label"]: c["values"] for c in self.candidates}
-        hist = {c["label"]: len(c.get("history") or []) for c in self.candidates}
+        hist = {c["label"]: sum(len(b) for b in c.get("history") or []) for c in self.candidates}
         most = f" (at most {self.max_rounds})" if self.max_rounds > self.rounds else ""
         out = [f"confirmation: {self.rounds} interleaved rounds{most} of {', '.join(vals)} (median {metric}):"]
         for label, v in vals.items():

@@ -8,9 +8,11 @@ Two kinds of evidence estimate the same log-ratio:
   to a round cancel. With the same noise law for both configurations the difference of their noises is
   symmetric even when each noise is one-sided (interference only slows runs down), so the mean log-ratio is
   unbiased for the true log-ratio and Student's t interval is close to exact at any n >= 2.
-* **unpaired runs** from elsewhere in the campaign: the difference of mean logs, Welch's interval (Welch 1947).
+* **unpaired runs** from elsewhere in the campaign, blocked by trial (a trial's repetitions ran back to back):
+  the difference of the blocks' mean logs, a pooled two-sample t over blocks.
 
-Independent estimates are combined by inverse-variance weights, degrees of freedom by Satterthwaite (1946).
+Independent estimates are combined by inverse-variance weights (the variance corrected for estimated weights:
+Meier 1953, "Variance of a weighted mean", Biometrics 9), degrees of freedom by Satterthwaite (1946).
 The simulation in ``evaluation/confirm_eval.py`` measures the coverage of these intervals (one-sided and
 two-sided noise).
 
@@ -72,29 +74,33 @@ def paired(a: Sequence[float | None], b: Sequence[float | None], maximize: bool)
     return Estimate(m, max(s2 / n, _EPS), n - 1)
 
 
-def unpaired(a: Sequence[float | None], b: Sequence[float | None], maximize: bool) -> Estimate | None:
-    """``a`` over ``b`` from runs not taken in pairs (Welch); ``None`` below two runs of either."""
-    la, lb = _better_logs(a, maximize), _better_logs(b, maximize)
-    if len(la) < 2 or len(lb) < 2:
+def unpaired(a: Sequence[Sequence[float | None]], b: Sequence[Sequence[float | None]], maximize: bool) -> Estimate | None:
+    """``a`` over ``b`` from runs not taken in pairs, blocked: each inner sequence is one block of runs taken back
+    to back (a trial's repetitions), summarised by its mean log; the variance between blocks (pooled over both
+    sides: load and drift between trials included) gives a two-sample t. ``None`` without a block on each side
+    or without two blocks on one side."""
+    ma = [sum(x) / len(x) for x in (_better_logs(blk, maximize) for blk in a) if x]
+    mb = [sum(x) / len(x) for x in (_better_logs(blk, maximize) for blk in b) if x]
+    df = len(ma) + len(mb) - 2
+    if not ma or not mb or df < 1:
         return None
-    ma, mb = sum(la) / len(la), sum(lb) / len(lb)
-    va = sum((x - ma) ** 2 for x in la) / (len(la) - 1) / len(la)
-    vb = sum((x - mb) ** 2 for x in lb) / (len(lb) - 1) / len(lb)
-    var = max(va + vb, _EPS)
-    df = var ** 2 / max(va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1), _EPS ** 2)
-    return Estimate(ma - mb, var, df)
+    ca, cb = sum(ma) / len(ma), sum(mb) / len(mb)
+    s2 = (sum((x - ca) ** 2 for x in ma) + sum((x - cb) ** 2 for x in mb)) / df
+    return Estimate(ca - cb, max(s2 * (1 / len(ma) + 1 / len(mb)), _EPS), df)
 
 
 def combine(parts: Iterable[Estimate | None]) -> Estimate | None:
-    """Independent estimates of one log-ratio pooled by inverse-variance weights (Satterthwaite's df)."""
+    """Independent estimates of one log-ratio pooled by inverse-variance weights (Meier's variance, Satterthwaite's df)."""
     ps = [p for p in parts if p is not None]
     if not ps:
         return None
     w = [1 / p.var for p in ps]
     tot = sum(w)
-    var = 1 / tot
-    df = var ** 2 / sum((wi / tot) ** 4 * p.var ** 2 / p.df for wi, p in zip(w, ps, strict=True))
-    return Estimate(sum(wi * p.log for wi, p in zip(w, ps, strict=True)) / tot, var, df)
+    c = [wi / tot for wi in w]
+    # weights estimated from the same data understate the variance: Meier's (1953) first-order correction
+    var = (1 + 4 * sum(ci * (1 - ci) / p.df for ci, p in zip(c, ps, strict=True))) / tot
+    df = (1 / tot) ** 2 / sum(ci ** 4 * p.var ** 2 / p.df for ci, p in zip(c, ps, strict=True))
+    return Estimate(sum(ci * p.log for ci, p in zip(c, ps, strict=True)), var, df)
 
 
 def margin(log_ratio: float, maximize: bool) -> float:
