@@ -15,7 +15,7 @@ from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
 from autotune.launch._persistent import Persistent, parse_persistent
-from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
+from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
 from autotune.space import SearchSpace, load_space
@@ -41,7 +41,7 @@ class Objective:
     metric: str = "bandwidth_mib_s"
     direction: str = "maximize"
     repeats: int = 3
-    aggregate: str = "median"  # best-of-N overstates (issue 12): the median is what a user's runs get
+    aggregate: str = "median"  # of N repetitions; by default best (one-sided interference) or median (measure.default_aggregate)
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
@@ -199,7 +199,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         metric=metric_name, kind=mu.kind,
         direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
         repeats=positive_int(o.get("repeats", 3), "objective.repeats"),
-        aggregate=str(o.get("aggregate", "median")),
+        aggregate=str(o.get("aggregate", "auto")),
     )
     sampler = _parse_sampler(d)
     # Off unless asked: by default every configuration runs `repeats` times and all values are stored.
@@ -214,8 +214,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
                         cost=parse_cost(o.get("cost"), system))
     if objective.cost is not None:
         _checks.cost_combinations(objective.adaptive, sampler)
+    if objective.aggregate == "auto":  # the target's noise decides: measure.default_aggregate
+        objective = replace(objective, aggregate=default_aggregate(fs.kind))
     if objective.aggregate not in AGGREGATES:
-        raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
+        raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of auto, {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
     budget = Budget(
         trials=positive_int(b["trials"], "budget.trials") if b.get("trials") is not None else (None if "wall_time" in b else 20),

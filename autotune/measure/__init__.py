@@ -1,6 +1,6 @@
-"""Measurements: metric extractors, best-of-N, and which hints took effect."""
+"""Measurements: metric extractors, the aggregate of N repetitions, margins, and which hints took effect."""
 
-from autotune.measure._aggregate import AGGREGATES, aggregate, spread
+from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, aggregate_label, default_aggregate, spread
 from autotune.measure._bootstrap import advantage, interval, median_margin, paired_margin
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
 from autotune.measure._extract import (
@@ -28,6 +28,7 @@ __all__ = [
     "ALPHA",
     "CANONICAL",
     "EXTRACTORS",
+    "ONE_SIDED_KINDS",
     "UNITS",
     "BaseExtractor",
     "Estimate",
@@ -39,10 +40,12 @@ __all__ = [
     "add_mpiio_stats",
     "advantage",
     "aggregate",
+    "aggregate_label",
     "check_darshan_header",
     "check_direction",
     "combine",
     "count_aggregators",
+    "default_aggregate",
     "find_record",
     "get_extractor",
     "interval",
