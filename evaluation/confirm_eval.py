@@ -124,8 +124,7 @@ def campaign(model: str, scale: float, gain: float, seed: int, rounds: int) -> d
             "winner": win, "margin": conf.margin, "low": conf.low, "high": conf.high, "rounds": conf.rounds,
             "covers": conf.low <= true_margin <= conf.high,
             "runs": sum(sum(v is not None for v in c["values"]) for c in conf.candidates),
-            "history_runs": sum(sum(len(b) for b in c["history"]) for c in conf.candidates),
-            "verdict": conf.verdict()}
+            "history_runs": sum(sum(len(b) for b in c["history"]) for c in conf.candidates)}
 
 
 def noise_shape() -> list[dict[str, Any]]:
@@ -288,6 +287,17 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _rounded(x: Any) -> Any:
+    """Floats to 4 significant digits (a compact committed JSON)."""
+    if isinstance(x, float):
+        return float(f"{x:.4g}")
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_rounded(v) for v in x]
+    return x
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m evaluation.confirm_eval", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="confirm_eval.json")
@@ -312,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     res["replay_rounds"] = a.replay_rounds
     res["noise"] = noise_shape()
     res["seconds"] = round(time.monotonic() - t0, 1)
-    out.write_text(json.dumps(res, indent=None, separators=(",", ":")))
+    out.write_text(json.dumps(_rounded(res), indent=None, separators=(",", ":")))
     out.with_suffix(".md").write_text(markdown(res))
     print(markdown(res))
     return 0
