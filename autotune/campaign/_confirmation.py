@@ -47,19 +47,23 @@ class Confirmation:
                        else f"  {label}: every run failed")
         agg = f" ({self.aggregate} of N)" if self.aggregate else ""
         claim = f"; the search claimed {self.best_of_n_gain:+.1%}{agg}" if self.best_of_n_gain is not None else ""
-        half = (self.high - self.low) / 2
-        out.append(f"  winner {self.winner}: {self.margin:+.1%} ± {half:.1%} over the default ({self.level:.0%} interval "
+        out.append(f"  winner {self.winner}: {self._pm()} over the default ({self.level:.0%} interval "
                    f"{self.low:+.1%} to {self.high:+.1%}, valid under repeated looks) after {self.rounds} rounds{claim}")
         out.append("  " + self.verdict())
         for name, why in sorted(self.dropped.items()):
             out.append(f"  not exported: {name} ({why})")
         return out
 
+    def _pm(self) -> str:
+        """The margin, with '± half the interval' where that reads true (an interval narrower than 100%)."""
+        half = (self.high - self.low) / 2
+        return f"{self.margin:+.1%} ± {half:.1%}" if 0 <= half < 1 else f"{self.margin:+.1%}"
+
     def verdict(self) -> str:
         """What could and could not be shown, in one sentence."""
         n = self.rounds
         if self.proven:
-            return f"shown: {self.winner} beats the default by {self.margin:+.1%} ± {(self.high - self.low) / 2:.1%}"
+            return f"shown: {self.winner} beats the default by {self._pm()}"
         if self.decision == "below":
             return (f"shown: no candidate gains {self.matters:.0%} or more over the default after {n} rounds: "
                     "keep the system's defaults")
