@@ -1,7 +1,7 @@
 """Measurements: metric extractors, the aggregate of N repetitions, margins, and which hints took effect."""
 
 from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, aggregate_label, default_aggregate, spread
-from autotune.measure._bootstrap import advantage, interval, median_margin, paired_margin
+from autotune.measure._bootstrap import advantage, interval
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
 from autotune.measure._extract import (
     EXTRACTORS,
@@ -52,10 +52,8 @@ __all__ = [
     "log_metrics",
     "looks",
     "margin",
-    "median_margin",
     "metric_unit",
     "paired",
-    "paired_margin",
     "parse_hints_blocks",
     "parse_hints_display",
     "parse_mpiio_stats",
