@@ -143,7 +143,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     }
     if settings:
         data["baseline"] = {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in settings.items()}
-    data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "best"}
+    data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "auto"}
     data["budget"] = {"trials": trials, "run_timeout": "1h"}
     text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
     campaign = parse_campaign(yaml.safe_load(text), Path.cwd(), text=text)
