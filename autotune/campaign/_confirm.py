@@ -12,11 +12,14 @@ pools two kinds of evidence (``autotune.measure.paired`` / ``unpaired`` / ``comb
   settings that cannot act, ``autotune.hints.inert``), compared unpaired. The trial that put a candidate in
   the top is left out of its history: it was chosen for being lucky, and counting it would bias the margin.
 
-After looks at rounds 3, 4, 6, 9, ... (``autotune.measure.looks``) the confirmation stops as soon as an interval
-is decisive: a candidate's interval above zero (recommend the best such candidate), or every candidate's upper
-end below ``matters`` (keep the defaults: no gain that matters), else at the budget of rounds or seconds. Each
-look spends part of the 5% error (``autotune.measure.spent``, Lan-DeMets O'Brien-Fleming type), split between
-the candidates (Bonferroni): all intervals of a confirmation hold together with probability >= 95%.
+After looks at rounds 3, 4, 6, 9, ... (``autotune.measure.looks``) the confirmation stops as soon as a look is
+decisive: a candidate's one-sided 95% lower bound above zero (recommend the best such candidate), or every
+candidate's upper end below ``matters`` (keep the defaults: no gain that matters), else at the budget of rounds or
+seconds. The error is held at 5% over all looks and candidates by the union bound: each look before the last
+spends p < 0.001 (Haybittle 1971; Peto et al. 1976), the last the rest, and each look's error is shared between
+the candidates by fixed weights in the search's order (``WEIGHTS``: most to the search's own best; weighted
+Bonferroni, e.g. Westfall & Krishen 2001, J Stat Plan Inference 99). The decision is one-sided (a recommendation
+needs only "better than the default"); the reported interval is the two-sided 95% one, spent the same way.
 
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
 to its default and measured interleaved with the winner; a setting is kept only if dropping it costs more than
@@ -39,10 +42,13 @@ from autotune.campaign._confirmation import MATTERS, Confirmation
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
 from autotune.hints import inert, measured_phases
-from autotune.measure import ALPHA, Estimate, combine, looks, margin, paired, spent, unpaired
+from autotune.measure import INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
 from autotune.space import Config
 
 TOP = 3
+# the error's shares of the candidates in the search's order (weighted Bonferroni): most to the search's own best,
+# which is the likeliest to be right, the rest to the runners-up in case it was only lucky
+WEIGHTS = (0.8, 0.1, 0.1)
 CONFIRM_BASE = 2_000_000  # run directories of the confirmation (trial numbers no study reaches)
 ABLATION_ROUNDS = (3, 12)  # the ablation runs as many rounds as the confirmation did, within these bounds
 Measure = Callable[[Config, bool, int], float | None]  # (config, is_default, run id) -> value
@@ -71,16 +77,25 @@ def interleaved(configs: Sequence[tuple[Config, bool]], rounds: int, measure: Me
 @dataclass
 class _Look:
     est: Estimate | None
-    low: float  # on the log scale
+    low: float  # the reported two-sided interval, on the log scale
     high: float
+    bound: float  # the one-sided lower bound that decides a recommendation, on the log scale
 
 
-def _look(values: list[list[float | None]], history: list[list[list[float]]], i: int, maximize: bool, alpha: float) -> _Look:
+def _look(values: list[list[float | None]], history: list[list[list[float]]], i: int, maximize: bool, alpha: float,
+          one_sided: float) -> _Look:
+    """Candidate ``i`` over the default: the two-sided ``1 - alpha`` interval and the ``1 - one_sided`` lower bound."""
     est = combine([paired(values[i], values[0], maximize), unpaired(history[i], history[0], maximize)])
     if est is None or alpha <= 0:
-        return _Look(est, -float("inf"), float("inf"))
+        return _Look(est, -float("inf"), float("inf"), -float("inf"))
     lo, hi = est.interval(alpha)
-    return _Look(est, lo, hi)
+    return _Look(est, lo, hi, est.interval(2 * one_sided)[0])
+
+
+def weights(m: int) -> list[float]:
+    """The shares of the error of ``m`` candidates in the search's order (``WEIGHTS``, renormalised)."""
+    w = [*WEIGHTS[:m], *[WEIGHTS[-1]] * max(m - len(WEIGHTS), 0)]
+    return [x / sum(w) for x in w]
 
 
 def _needed(values: list[float | None], base: list[float | None], hist: Estimate | None, maximize: bool,
@@ -113,10 +128,10 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
     hs = [[list(blk) for blk in hist.get(e[1], ())] for e in entries]
     vals: list[list[float | None]] = [[] for _ in entries]
     active = [True] * len(entries)
-    m = max(len(entries) - 1, 1)
-    start, done, used = clock(), 0, 0.0
+    w = [0.0, *weights(len(entries) - 1)]
+    start, done, used, used1 = clock(), 0, 0.0, 0.0
     plan = looks(rounds)
-    look = _Look(None, -float("inf"), float("inf"))
+    look = _Look(None, -float("inf"), float("inf"), -float("inf"))
     decision, best_i = "undecided", 0
     while done < rounds:
         step = plan[0] - done if plan else 1
@@ -129,10 +144,10 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         elif not out_of_time:
             continue
         final = done >= rounds or out_of_time
-        a = (ALPHA - used) if final else spent(done / rounds) - used
-        used += a
-        res = {i: _look(vals, hs, i, maximize, a / m) for i in range(1, len(entries))}  # every candidate's evidence
-        shown = [i for i, r in res.items() if r.low > 0]
+        a, a1 = spend(final, used), spend(final, used1, interim=INTERIM / 2)  # two-sided: reported; one-sided: decision
+        used, used1 = used + a, used1 + a1
+        res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i]) for i in range(1, len(entries))}
+        shown = [i for i, r in res.items() if r.bound > 0]
         for i, r in res.items():
             if r.high < _log(matters, maximize):
                 active[i] = False  # shown not to matter: no more runs of it
@@ -173,7 +188,8 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
     lo, hi = margin(look.low, maximize) if look.low > -float("inf") else -1.0, \
         margin(look.high, maximize) if look.high < float("inf") else float("inf")
     conf = Confirmation(done, cands, winner["label"], margin(est.log, maximize), lo, hi, {}, decision=decision,
-                        max_rounds=rounds, matters=matters)
+                        max_rounds=rounds, matters=matters,
+                        bound=margin(look.bound, maximize) if look.bound > -float("inf") else None)
     if decision == "undecided" and best_i:
         conf.needed_rounds = _needed(vals[best_i], vals[0], unpaired(hs[best_i], hs[0], maximize), maximize, matters)
     if decision == "recommend":

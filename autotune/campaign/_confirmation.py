@@ -30,10 +30,13 @@ class Confirmation:
     level: float = 0.95  # the simultaneous level of the intervals
     needed_rounds: int | None = None  # undecided: about how many rounds would resolve ``matters``
     aggregate: str = ""  # the campaign's aggregate of N (what ``best_of_n_gain`` compares)
+    bound: float | None = None  # the winner's one-sided 95% lower bound (what decides a recommendation)
 
     @property
     def proven(self) -> bool:
-        return self.winner != "default" and self.low > 0
+        if self.bound is not None:
+            return self.winner != "default" and self.decision == "recommend"
+        return self.winner != "default" and self.low > 0  # recorded before the one-sided decision
 
     def lines(self, metric: str) -> list[str]:
         vals = {c["label"]: c["values"] for c in self.candidates}
@@ -63,7 +66,8 @@ class Confirmation:
         """What could and could not be shown, in one sentence."""
         n = self.rounds
         if self.proven:
-            return f"shown: {self.winner} beats the default by {self._pm()}"
+            at_least = f" (at least {self.bound:+.1%}, one-sided 95%)" if self.bound is not None else ""
+            return f"shown: {self.winner} beats the default by {self._pm()}{at_least}"
         if self.decision == "below":
             return (f"shown: no candidate gains {self.matters:.0%} or more over the default after {n} rounds: "
                     "keep the system's defaults")

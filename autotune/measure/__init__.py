@@ -15,7 +15,7 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
-from autotune.measure._margin import ALPHA, Estimate, combine, looks, margin, paired, spent, unpaired
+from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -28,6 +28,7 @@ __all__ = [
     "ALPHA",
     "CANONICAL",
     "EXTRACTORS",
+    "INTERIM",
     "ONE_SIDED_KINDS",
     "UNITS",
     "BaseExtractor",
@@ -58,7 +59,7 @@ __all__ = [
     "parse_hints_display",
     "parse_mpiio_stats",
     "register_extractor",
-    "spent",
+    "spend",
     "spread",
     "strip_hints_display",
     "to_canonical",

@@ -17,11 +17,12 @@ The simulation in ``evaluation/confirm_eval.py`` measures the coverage of these 
 two-sided noise).
 
 Sequential use: the confirmation looks after several rounds and stops when an interval is decisive. To keep the
-error rate under repeated looks, look k spends ``alpha(t_k) - alpha(t_{k-1})`` of the total (Lan & DeMets 1983,
-"Discrete sequential boundaries for clinical trials", Biometrika 70; O'Brien-Fleming-type spending function)
-and each look's interval is taken at that level: by the union bound every interval of a confirmation covers the
-truth together with probability >= 1 - alpha whatever the number of looks (repeated confidence intervals,
-Jennison & Turnbull 1989, JRSS B 51).
+error rate under repeated looks, each look before the last spends a small fixed error (p < 0.001: Haybittle 1971,
+"Repeated assessment of results in clinical trials of cancer treatment", Br J Radiol 44; Peto et al. 1976,
+Br J Cancer 34) and the last look the rest; by the union bound every interval of a confirmation covers the truth
+together with probability >= 1 - alpha whatever the number of looks (repeated confidence intervals, Jennison &
+Turnbull 1989, JRSS B 51). Spending little early keeps nearly all the error for the last look, where a modest
+gain is decided; a large gain passes p < 0.001 early anyway.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 ALPHA = 0.05
+INTERIM = 0.001  # the two-sided error each look before the last may spend (Peto's p < 0.001)
 _EPS = 1e-12  # a variance floor: identical repeated values (a replayed run) are not infinite evidence
 
 
@@ -108,14 +110,11 @@ def margin(log_ratio: float, maximize: bool) -> float:
     return math.exp(log_ratio) - 1 if maximize else 1 - math.exp(-log_ratio)
 
 
-def spent(fraction: float, alpha: float = ALPHA) -> float:
-    """Lan-DeMets O'Brien-Fleming-type spending: the error allowed up to ``fraction`` of the planned rounds."""
-    if fraction <= 0:
-        return 0.0
-    if fraction >= 1:
-        return alpha
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    return 2 - 2 * NormalDist().cdf(z / math.sqrt(fraction))
+def spend(final: bool, used: float, alpha: float = ALPHA, interim: float = INTERIM) -> float:
+    """The error a look may spend when ``used`` is spent: ``interim`` before the last look, the rest at the last
+    (Haybittle 1971, Br J Radiol 44; Peto et al. 1976, Br J Cancer 34: p < 0.001 at interim looks)."""
+    left = max(alpha - used, 0.0)
+    return left if final else min(interim, left)
 
 
 def looks(rounds: int, first: int = 3) -> list[int]:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign, parse_campaign, summary_text
-from autotune.campaign._confirm import confirm, pooled_history, top_physical
+from autotune.campaign._confirm import confirm, pooled_history, top_physical, weights
 from autotune.errors import ConfigError
 from autotune.hints import inert
 from autotune.space import Config
@@ -50,7 +50,7 @@ def test_the_rounds_are_interleaved_and_rotated() -> None:
 
 def test_the_winner_has_a_margin_with_an_interval_and_only_settings_that_matter_are_kept() -> None:
     winner = {**DEFAULT, "mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "enable"}
-    conf = confirm(DEFAULT, [(7, winner)], 5, Bench(), maximize=True)
+    conf = confirm(DEFAULT, [(7, winner)], 3, Bench(), maximize=True)  # one look: the full 5%
     assert conf.winner == "trial 7" and conf.proven
     assert 0.8 < conf.low < conf.margin < conf.high < 1.2  # about +100%
     assert conf.recommended == {"mpiio.cb_nodes": 4}
@@ -78,7 +78,7 @@ def test_a_gain_within_the_jitter_recommends_the_default() -> None:
 def test_a_clear_gain_stops_early_and_a_null_runs_to_the_budget_and_says_what_it_could_show() -> None:
     a = {**DEFAULT, "mpiio.cb_nodes": 4}
     clear = confirm(DEFAULT, [(3, a)], 30, Bench(), maximize=True)
-    assert clear.decision == "recommend" and clear.rounds <= 6 and clear.max_rounds == 30  # O'Brien-Fleming: little early
+    assert clear.decision == "recommend" and clear.rounds <= 6 and clear.max_rounds == 30  # p < 0.001 early
     lucky = {**DEFAULT, "mpiio.romio_ds_write": "disable"}
     null = confirm(DEFAULT, [(4, lucky)], 12, Bench(jitter=0.2), maximize=True)
     assert null.rounds == 12 and null.decision == "undecided" and not null.proven and null.recommended == {}
@@ -183,3 +183,12 @@ def test_a_real_local_campaign_ends_with_a_confirmation_and_exports_only_what_ma
         assert rec == {} and res.summary["recommended_is_default"]
     data_dir = tmp_path / "work" / "data"
     assert not data_dir.exists() or not os.listdir(data_dir)  # the confirmation's runs leave no data either
+
+
+def test_the_search_s_best_candidate_gets_most_of_the_error_and_the_decision_is_one_sided() -> None:
+    assert weights(3) == pytest.approx([0.8, 0.1, 0.1]) and weights(1) == [1.0]
+    assert weights(2) == pytest.approx([0.8 / 0.9, 0.1 / 0.9]) and sum(weights(5)) == pytest.approx(1.0)
+    a = {**DEFAULT, "mpiio.cb_nodes": 4}
+    conf = confirm(DEFAULT, [(3, a)], 3, Bench(), maximize=True)
+    assert conf.decision == "recommend" and conf.bound is not None and conf.low < conf.bound < conf.margin
+    assert "one-sided 95%" in conf.verdict() and f"{conf.bound:+.1%}" in conf.verdict()

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from autotune.measure import ALPHA, combine, looks, margin, paired, spent, unpaired
+from autotune.measure import ALPHA, INTERIM, combine, looks, margin, paired, spend, unpaired
 from autotune.measure._margin import Estimate, t_quantile
 
 
@@ -49,10 +49,13 @@ def test_combining_two_equal_estimates_halves_the_variance_up_to_the_weight_corr
     assert combine([None]) is None
 
 
-def test_spending_grows_to_alpha_and_the_looks_end_at_the_budget() -> None:
-    fr = [n / 30 for n in looks(30)]
-    s = [spent(f) for f in fr]
-    assert s == sorted(s) and s[-1] == ALPHA and spent(0) == 0.0
+def test_spending_is_small_before_the_last_look_and_sums_to_alpha_and_the_looks_end_at_the_budget() -> None:
+    used = 0.0
+    for n in looks(30):
+        used += spend(n == 30, used)
+        assert used <= ALPHA + 1e-15
+    assert used == pytest.approx(ALPHA) and spend(False, 0.0) == INTERIM
+    assert spend(False, ALPHA - INTERIM / 2) == pytest.approx(INTERIM / 2) and spend(True, ALPHA) == 0.0
     assert looks(30) == [3, 4, 6, 9, 14, 21, 30] and looks(3) == [3] and looks(2) == [2]
 
 
