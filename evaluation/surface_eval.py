@@ -129,7 +129,7 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     rec["confirmed_regret"] = {k: tr.regret(cfg) for k, (cfg, _) in confirmed.items()}
     rec["confirmed_extra_seconds"] = {k: secs for k, (_, secs) in confirmed.items()}
     if tr.kind == "real":
-        rec["gain"] = gain_record(tr, c.study, seed, outcomes, CONFIRM_ROUNDS)
+        rec["gain"] = gain_record(tr, c.study, seed, outcomes, CONFIRM_ROUNDS, c.objective.aggregate)
         rec["physical_regret"] = {str(k): phys[k - 1] for k in CHECKPOINTS if k <= trials}
         rec["physical_trials_to_95"] = next((k for k in range(1, trials + 1) if phys[k - 1] <= 0.05), None)
     return rec

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from autotune._yaml import check_keys, expect, plain_text, positive_int
 from autotune.errors import ConfigError
+from autotune.units import parse_duration
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SEED_MAX = 2**32 - 1  # numpy's and Optuna's seed range
@@ -155,3 +156,20 @@ def cost_combinations(adaptive: bool, sampler: dict[str, Any]) -> None:
     if "warm_start" in sampler:
         raise ConfigError("sampler.warm_start: not with objective.cost (the source study's trials have no cost "
                           "to seed a Pareto front with)")
+
+
+CONFIRM_KEYS = frozenset({"rounds", "matters", "time"})
+
+
+def confirm_budget(value: Any, default_rounds: int, default_matters: float) -> tuple[int, float, float | None]:
+    """``objective.confirm``: 0 (off), a number of rounds at most, or {rounds, matters, time} -> (rounds, the
+    smallest gain worth recommending, seconds at most)."""
+    d = check_keys(value, CONFIRM_KEYS, "objective.confirm") if isinstance(value, dict) else {"rounds": value}
+    rounds = d.get("rounds", default_rounds)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0 or rounds == 1:
+        raise ConfigError(f"objective.confirm: {rounds!r} is not 0 (off) or a number of rounds >= 2")
+    matters = d.get("matters", default_matters)
+    if isinstance(matters, bool) or not isinstance(matters, (int, float)) or not 0 <= matters < 1:
+        raise ConfigError(f"objective.confirm.matters: {matters!r} is not a fraction in [0, 1) (0.05: a 5% gain)")
+    seconds = parse_duration(d["time"], "objective.confirm.time") if "time" in d else None
+    return rounds, float(matters), seconds

@@ -15,7 +15,7 @@ from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec
 from autotune.launch._persistent import Persistent, parse_persistent
-from autotune.measure import AGGREGATES, CANONICAL, check_direction, metric_unit
+from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
 from autotune.space import SearchSpace, load_space
@@ -41,11 +41,13 @@ class Objective:
     metric: str = "bandwidth_mib_s"
     direction: str = "maximize"
     repeats: int = 3
-    aggregate: str = "median"  # best-of-N overstates the gain (upward selection bias): the median is what a user's runs get
+    aggregate: str = "median"  # of N repetitions; by default best (one-sided interference) or median (measure.default_aggregate)
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
-    confirm: int = 3        # interleaved rounds of the final confirmation (campaign/_confirm.py); 0: off
+    confirm: int = 60       # interleaved rounds of the final confirmation at most (campaign/_confirm.py); 0: off
+    confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
+    confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
     cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/_cost.py)
 
     @property
@@ -201,7 +203,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
         metric=metric_name, kind=mu.kind,
         direction=check_direction(mu, metric_name, str(o["direction"]) if "direction" in o else None),
         repeats=_checks.repeats(o.get("repeats", 3), "objective.repeats"),
-        aggregate=str(o.get("aggregate", "median")),
+        aggregate=str(o.get("aggregate", "auto")),
     )
     sampler = _parse_sampler(d)
     # Off unless asked: by default every configuration runs `repeats` times and all values are stored.
@@ -209,15 +211,17 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    confirm = o.get("confirm", 3)
-    if isinstance(confirm, bool) or not isinstance(confirm, int) or confirm < 0 or confirm == 1:
-        raise ConfigError(f"objective.confirm: {confirm!r} is not 0 (off) or a number of rounds >= 2")
+    confirm, matters, confirm_s = _checks.confirm_budget(o.get("confirm", Objective.confirm), Objective.confirm,
+                                                         Objective.confirm_matters)
     objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm,
+                        confirm_matters=matters, confirm_seconds=confirm_s,
                         cost=parse_cost(o.get("cost"), system))
     if objective.cost is not None:
         _checks.cost_combinations(objective.adaptive, sampler)
+    if objective.aggregate == "auto":  # the target's noise decides: measure.default_aggregate
+        objective = replace(objective, aggregate=default_aggregate(fs.kind))
     if objective.aggregate not in AGGREGATES:
-        raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of {', '.join(AGGREGATES)}")
+        raise ConfigError(f"objective.aggregate: {objective.aggregate!r} is not one of auto, {', '.join(AGGREGATES)}")
     b = check_keys(d.get("budget", {}), BUDGET_KEYS, "budget")
     budget = Budget(
         trials=(_checks.trials(b["trials"], "budget.trials") if b.get("trials") is not None

@@ -145,7 +145,8 @@ class CampaignLoop:
                 from autotune.campaign._confirm import confirm_campaign
 
                 self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
-                         "rounds, then an ablation of the winner's settings (results in the summary)")
+                         "rounds at most (fewer once the margin is shown or shown not to matter), then an ablation "
+                         "of the winner's settings (results in the summary)")
                 confirm_campaign(self.rt, study, c.objective.confirm)
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)

@@ -47,7 +47,7 @@ def cost_parts(c: Campaign, outcome: TrialOutcome, bb_default: Any = None) -> Co
         return None
     if c.objective.kind == "time":
         seconds = float(outcome.value)
-    else:  # a bandwidth or score: the run's time, aggregated as the metric is (best of N: the fastest)
+    else:  # a bandwidth or score: the run's time, aggregated as the metric is (objective.aggregate; best: the fastest)
         secs = [float(m["seconds"]) if "seconds" in m else float(info.get("wall_s", 0.0))
                 for v, m, info in zip(outcome.repetitions, outcome.metrics, outcome.run_info, strict=False)
                 if v is not None]

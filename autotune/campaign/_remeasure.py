@@ -1,4 +1,4 @@
-"""Adaptive best-of-N's last step: measure the top few trials again before recommending one."""
+"""Adaptive repetitions' last step: measure the top few trials again before recommending one."""
 
 from __future__ import annotations
 

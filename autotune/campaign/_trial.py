@@ -1,4 +1,5 @@
-"""One trial: N repetitions through the launcher, metrics extracted, best of N, data removed."""
+"""One trial: N repetitions through the launcher, metrics extracted, their aggregate (objective.aggregate), data
+removed."""
 
 from __future__ import annotations
 

@@ -35,7 +35,9 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 
     add_overrides(p)
     p.add_argument("--trials", type=int, help="total trials of the campaign (running again resumes up to this)")
-    p.add_argument("--repeats", type=int, help="repetitions per configuration (best of N)")
+    p.add_argument("--repeats", type=int,
+                   help="repetitions per configuration, aggregated by objective.aggregate (default: best of N on a "
+                        "shared parallel file system or burst buffer, median of N on node-local storage)")
     p.add_argument("--budget", help="wall-time budget, e.g. 8h or 45m: stops between trials, resumable")
     p.add_argument("--tracking-uri", help="MLflow tracking URI (default: sqlite:///WORKDIR/mlflow.db)")
     p.add_argument("--no-tracking", action="store_true", help="do not log to MLflow")

@@ -1,7 +1,8 @@
 """``autotune model fit CAMPAIGN...``: the profile's model constants fitted to a site's real runs.
 
-Reads every completed trial of the campaigns' Optuna studies (the value is the objective's aggregate,
-best of N by default; the default trial ran the system's defaults), fits the constants of the
+Reads every completed trial of the campaigns' Optuna studies (the value is the campaign's objective.aggregate
+of N: best of N on a shared parallel file system or burst buffer, median of N on node-local storage unless the
+campaign names another; the default trial ran the system's defaults), fits the constants of the
 target's kind (bounded to x1/20..x20 of the profile's values, regularised toward them) and writes a
 copy of the profile with the fitted values under the file system's ``model:`` and each constant's
 uncertainty as a comment. A campaign can then use it: ``system: ./mysite-calibrated.yaml``.

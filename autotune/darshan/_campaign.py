@@ -174,7 +174,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         "target": "model" if model else {"filesystem": t.fs.name},
         "space": _space(t.space, app["nodes"]),
     }
-    data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "best"}
+    data["objective"] = {"metric": metric_name, "direction": "maximize", "repeats": 3, "aggregate": "auto"}
     data["budget"] = {"trials": trials, "run_timeout": "1h"}
     if t.draft is not None:
         notes.append(f"check before trusting {t.draft.filename}: {t.draft.check}")

@@ -1,7 +1,7 @@
-"""Measurements: metric extractors, best-of-N, and which hints took effect."""
+"""Measurements: metric extractors, the aggregate of N repetitions, margins, and which hints took effect."""
 
-from autotune.measure._aggregate import AGGREGATES, aggregate, spread
-from autotune.measure._bootstrap import advantage, interval, median_margin, paired_margin
+from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, aggregate_label, default_aggregate, spread
+from autotune.measure._bootstrap import advantage, interval
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
 from autotune.measure._effect import STATES, Evidence, library_of, not_in_effect, took_effect, verify_run, verify_settings
 from autotune.measure._extract import (
@@ -16,6 +16,7 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
 from autotune.measure._plausible import implausible
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
@@ -26,11 +27,15 @@ from autotune.measure._darshan import check_darshan_header, log_metrics  # isort
 
 __all__ = [
     "AGGREGATES",
+    "ALPHA",
     "CANONICAL",
     "EXTRACTORS",
+    "INTERIM",
+    "ONE_SIDED_KINDS",
     "STATES",
     "UNITS",
     "BaseExtractor",
+    "Estimate",
     "Evidence",
     "JsonExtractor",
     "Measurement",
@@ -40,27 +45,33 @@ __all__ = [
     "add_mpiio_stats",
     "advantage",
     "aggregate",
+    "aggregate_label",
     "check_darshan_header",
     "check_direction",
+    "combine",
     "count_aggregators",
+    "default_aggregate",
     "find_record",
     "get_extractor",
     "implausible",
     "interval",
     "library_of",
     "log_metrics",
-    "median_margin",
+    "looks",
+    "margin",
     "metric_unit",
     "not_in_effect",
-    "paired_margin",
+    "paired",
     "parse_hints_blocks",
     "parse_hints_display",
     "parse_mpiio_stats",
     "register_extractor",
+    "spend",
     "spread",
     "strip_hints_display",
     "to_canonical",
     "took_effect",
+    "unpaired",
     "verify_hints",
     "verify_run",
     "verify_settings",

@@ -7,7 +7,7 @@ duration), with scipy's bounded least squares. With ``prior_weight`` > 0 each co
 from its start (the profile's value, in log units) is a residual too: a constant the runs do not
 determine stays where the profile put it. The uncertainty of each constant comes from the Jacobian at
 the solution (Gauss-Newton covariance, scaled by the residual variance), as a multiplicative factor.
-Noise in the measurements is best removed first: use each trial's best of N.
+Noise in the measurements is best removed first: use each trial's aggregate of N (objective.aggregate).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import numpy as np
 from autotune.campaign._report import fmt_value
 from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
-from autotune.report._stats import Comparison, bootstrap_best, interval, jitter
+from autotune.report._stats import Comparison, bootstrap_value, interval, jitter
 
 
 def num(x: float | None, unit: str = "") -> str:
@@ -33,6 +33,7 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
         "label": f.label, "campaign": f.campaign, "study": f.study, "storage": f.storage,
         "tracking_uri": f.tracking_uri, "app": f.app, "system": f.system, "filesystem": f.filesystem,
         "fs_kind": f.fs_kind, "metric": f.metric, "unit": f.unit, "direction": f.direction, "repeats": f.repeats,
+        "aggregate": f.aggregate,
         "trials_run": len(f.trials), "trials_failed": sum(r.state == "FAIL" for r in f.trials),
         "nodes": f.nodes, "ranks": f.ranks, "node_hours": f.node_hours, "bb_node_hours": f.bb_node_hours,
         "run_seconds": sum(r.wall_s for r in f.trials), "importance": f.importance,
@@ -40,7 +41,7 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
         "production_explored": sum(r.service == "explore" for r in f.trials),
     }
     if f.best is not None and f.best.value is not None:
-        lo, hi = interval(bootstrap_best(f.best, f.maximize, rng))
+        lo, hi = interval(bootstrap_value(f.best, f.aggregate, f.maximize, rng))
         d.update(best_trial=f.best.number, best_value=f.best.value, best_repetitions=list(f.best.repetitions),
                  best_interval=[lo, hi], best_spread=jitter(f), best_config=f.best.config,
                  best_is_default=f.best_is_default, hints_text=f.hints_text, best_bb_nodes=f.best.bb_nodes,

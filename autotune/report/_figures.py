@@ -18,7 +18,7 @@ MIB_METRIC = "bandwidth"
 
 @dataclass(frozen=True)
 class TrialRow:
-    """One trial that was run: its value (best of N), repetitions, configuration and cost."""
+    """One trial that was run: its value (the campaign's aggregate of N), repetitions, configuration and cost."""
 
     number: int
     state: str
@@ -69,6 +69,7 @@ class TargetFigures:
     canonical_unit: str | None = None  # the unit values are stored in (the campaign's metric kind)
     cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
     points: list[Point] = field(default_factory=list)
+    aggregate: str = "median"  # how a trial's value aggregates its repetitions (objective.aggregate)
 
     @property
     def maximize(self) -> bool:
@@ -149,7 +150,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
         hints_text=str(s.get("hints_text", "")), best_is_default=bool(s.get("best_is_default", False)),
         node_hours=node_h, bb_node_hours=bb_h, time_spent_s=float(s["time_spent_s"]), importance=importance(study),
         canonical_unit=c.objective.unit, cost_rule=c.objective.cost,
-        points=points(study) if c.objective.cost is not None else [],
+        points=points(study) if c.objective.cost is not None else [], aggregate=c.objective.aggregate,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from autotune.measure import aggregate_label
 from autotune.report._data import config_lines, front_lines, num, versus_text
 from autotune.report._plots import PLOTS
 
@@ -28,7 +29,9 @@ def _e(x: Any) -> str:
 
 def _table(data: dict[str, Any]) -> str:
     u = data["unit"]
-    head = ("target", "best (best of N)", "spread of repetitions", "default", "speedup over default",
+    head = ("target", "best trial (" + " / ".join(sorted({aggregate_label(t.get("aggregate", "median"))
+                                                          for t in data["targets"]}) or ["median of N"]) + ")",
+            "spread of repetitions", "default", "speedup over default",
             "node-hours", "BB node-hours")
     rows = []
     for t in data["targets"]:
@@ -45,7 +48,8 @@ def _target(t: dict[str, Any]) -> str:
     u = t["unit"]
     parts = [f"<div class='target'><h3>{_e(t['label'])}</h3>",
              f"<small>campaign {_e(t['campaign'])}, study {_e(t['study'])} in {_e(t['storage'])}</small>",
-             f"<p>{t['trials_run']} trials run ({t['trials_failed']} failed), best of {t['repeats']} each.</p>"]
+             f"<p>{t['trials_run']} trials run ({t['trials_failed']} failed), each the "
+             f"{aggregate_label(t.get('aggregate', 'median'), t['repeats'])} repetitions.</p>"]
     if "best_value" not in t:
         return "".join(parts) + "<p>No completed trial yet.</p></div>"
     reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from autotune._extras import require
+from autotune.measure import aggregate_label
 from autotune.report._figures import TargetFigures, TrialRow
-from autotune.report._stats import Comparison, bootstrap_best, interval
+from autotune.report._stats import Comparison, bootstrap_value, interval
 
 matplotlib = require("matplotlib", "report", "the report's plots (autotune compare/report)")
 matplotlib.use("Agg")
@@ -41,7 +42,7 @@ def _empty(ax: plt.Axes, text: str) -> None:
 
 
 def history(figs: list[TargetFigures]) -> str:
-    """Each trial's best-of-N and the best-so-far line, every target on one axis."""
+    """Each trial's value (its campaign's aggregate of N) and the best-so-far line, every target on one axis."""
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     for i, f in enumerate(figs):
         col = COLORS[i % len(COLORS)]
@@ -60,7 +61,7 @@ def history(figs: list[TargetFigures]) -> str:
 
 
 def repetitions(figs: list[TargetFigures]) -> str:
-    """Every repetition of every trial (dots) and its range (bar): the jitter behind best-of-N."""
+    """Every repetition of every trial (dots) and its range (bar): the jitter behind each trial's value."""
     fig, axes = plt.subplots(len(figs), 1, figsize=(7.5, 2.4 * len(figs)), squeeze=False)
     for i, (f, ax) in enumerate(zip(figs, axes[:, 0], strict=True)):
         col = COLORS[i % len(COLORS)]
@@ -182,8 +183,15 @@ def scaling(figs: list[TargetFigures]) -> str:
     return to_svg(fig)
 
 
+def _aggregates(figs: list[TargetFigures]) -> str:
+    """'median of N', or each target's where they differ."""
+    hows = sorted({f.aggregate for f in figs}) or ["median"]
+    return " / ".join(aggregate_label(h) for h in hows)
+
+
 def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
-    """Tuned best-of-N and default per target, with 95% bootstrap intervals over the repetitions."""
+    """Tuned and default per target (each campaign's aggregate of N), with 95% bootstrap intervals over the
+    repetitions."""
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
     rng = np.random.default_rng(0)
     labels: list[str] = []
@@ -191,7 +199,7 @@ def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
         for kind, row, hatch in (("default", f.default, "//"), ("tuned", f.best, "")):
             if row is None or row.value is None:
                 continue
-            lo, hi = interval(bootstrap_best(row, f.maximize, rng))
+            lo, hi = interval(bootstrap_value(row, f.aggregate, f.maximize, rng))
             y = len(labels)
             ax.barh(y, row.value, color=COLORS[i % len(COLORS)], alpha=0.5 if kind == "default" else 0.9,
                     hatch=hatch, edgecolor="k", lw=0.5)
@@ -203,8 +211,8 @@ def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
         _empty(ax, "no completed trial yet")
     else:
         ax.set_yticks(range(len(labels)), labels)
-        ax.set_xlabel(f"{cmp.metric} ({cmp.unit}), best of N" if cmp.unit else cmp.metric)
-    ax.set_title("Default and tuned, per target (bars: 95% bootstrap interval of best-of-N)")
+        ax.set_xlabel(f"{cmp.metric} ({cmp.unit}), {_aggregates(figs)}" if cmp.unit else cmp.metric)
+    ax.set_title(f"Default and tuned, per target (bars: 95% bootstrap interval of the {_aggregates(figs)})")
     return to_svg(fig)
 
 

@@ -12,15 +12,24 @@ from autotune.report._cost import cost_sentence, shared_rule
 from autotune.report._figures import TargetFigures, TrialRow
 
 
-def best_of(values: np.ndarray, maximize: bool) -> np.ndarray:
-    return values.max(axis=-1) if maximize else values.min(axis=-1)
+def aggregate_of(values: np.ndarray, how: str, maximize: bool) -> np.ndarray:
+    """``autotune.measure.aggregate`` over the last axis (best, worst, median, mean)."""
+    if how in ("best", "worst"):
+        return values.max(axis=-1) if maximize == (how == "best") else values.min(axis=-1)
+    return np.median(values, axis=-1) if how == "median" else np.mean(values, axis=-1)
+
+
+def bootstrap_value(row: TrialRow, how: str, maximize: bool, rng: np.random.Generator,
+                    n: int = BOOTSTRAP) -> np.ndarray:
+    """Bootstrap distribution of a trial's value, the ``how`` of N (its repetitions resampled with replacement)."""
+    reps = np.asarray(row.ok_reps or [row.value or 0.0], dtype=float)
+    draws = rng.choice(reps, size=(n, reps.size), replace=True)
+    return aggregate_of(draws, how, maximize)
 
 
 def bootstrap_best(row: TrialRow, maximize: bool, rng: np.random.Generator, n: int = BOOTSTRAP) -> np.ndarray:
-    """Bootstrap distribution of a trial's best-of-N (its repetitions resampled with replacement)."""
-    reps = np.asarray(row.ok_reps or [row.value or 0.0], dtype=float)
-    draws = rng.choice(reps, size=(n, reps.size), replace=True)
-    return best_of(draws, maximize)
+    """Bootstrap distribution of a trial's best of N."""
+    return bootstrap_value(row, "best", maximize, rng, n)
 
 
 def jitter(f: TargetFigures) -> float:
@@ -48,7 +57,8 @@ class Versus:
 
 @dataclass
 class Comparison:
-    """The targets ranked by their best-of-N, the winner's margin with its interval, the sentence."""
+    """The targets ranked by their values (each campaign's aggregate of N), the winner's margin with its interval,
+    the sentence."""
 
     metric: str
     unit: str
@@ -73,7 +83,7 @@ class Comparison:
 
 def _versus(a: TargetFigures, ar: TrialRow, ak: str, b: TargetFigures, br: TrialRow, bk: str, maximize: bool,
             rng: np.random.Generator) -> Versus:
-    sa, sb = bootstrap_best(ar, maximize, rng), bootstrap_best(br, maximize, rng)
+    sa, sb = bootstrap_value(ar, a.aggregate, maximize, rng), bootstrap_value(br, b.aggregate, maximize, rng)
     adv = advantage(sa, sb, maximize)
     lo, hi = interval(adv)
     value = advantage(float(ar.value or 0.0), float(br.value or 0.0), maximize)

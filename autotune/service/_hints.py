@@ -46,7 +46,7 @@ class Known:
             g = f"{self.gain:.2f}x the default" if self.gain is not None else "gain over the default not measured"
             if self.interval is not None:
                 g += f" (95% interval {self.interval[0]:.2f}-{self.interval[1]:.2f}x)"
-            g += ", not confirmed (best of N)"
+            g += ", not confirmed (medians of the repetitions)"
         return f"from study {self.study!r} trial {self.trial} ({self.match}, {self.date}): {g}"
 
 

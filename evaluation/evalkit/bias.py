@@ -1,4 +1,4 @@
-"""How much best-of-N overstates a campaign's gain over the default, and how much the confirmation corrects it."""
+"""How much the search's aggregate of N overstates a campaign's gain over the default; how much the confirmation corrects it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from autotune.campaign._confirm import TOP, confirm
 from evaluation.evalkit.truths import SurfaceTruth, draw_key
 
 
-def gain_record(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOutcome], rounds: int = 3) -> dict[str, Any] | None:
-    """Claimed (best-of-N), true (noiseless truth) and confirmed gains of one finished campaign."""
+def gain_record(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOutcome], rounds: int = 3,
+                aggregate: str = "") -> dict[str, Any] | None:
+    """Claimed (the campaign's ``aggregate`` of N), true (noiseless truth) and confirmed gains of one finished campaign."""
     default = next((o for o in outcomes if o.is_default and o.ok), None)
     done = sorted((o for o in outcomes if o.ok and not o.is_default), key=lambda o: float(o.value or 0.0), reverse=True)
     if default is None or not done or not default.value:
@@ -30,7 +31,7 @@ def gain_record(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOut
     conf = confirm(tr.space.default_config(), top, rounds, measure, True)
     rec_cfg = {**tr.space.default_config(), **conf.recommended}
     winner = next(c["config"] for c in conf.candidates if c["label"] == conf.winner)
-    return {"claimed": float(best.value or 0.0) / float(default.value) - 1.0,
+    return {"claimed": float(best.value or 0.0) / float(default.value) - 1.0, "aggregate": aggregate,
             "true_of_best": tr.value(best.config) / d_true - 1.0,
             "confirmed_margin": conf.margin, "confirmed_low": conf.low, "confirmed_high": conf.high,
             "true_of_winner": tr.value(winner) / d_true - 1.0,

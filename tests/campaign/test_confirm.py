@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from autotune.campaign import CampaignLoop, load_campaign, summary_text
-from autotune.campaign._confirm import confirm
+from autotune.campaign import CampaignLoop, load_campaign, parse_campaign, summary_text
+from autotune.campaign._confirm import confirm, pooled_history, top_physical, weights
+from autotune.errors import ConfigError
 from autotune.hints import inert
 from autotune.space import Config
 
@@ -48,7 +50,7 @@ def test_the_rounds_are_interleaved_and_rotated() -> None:
 
 def test_the_winner_has_a_margin_with_an_interval_and_only_settings_that_matter_are_kept() -> None:
     winner = {**DEFAULT, "mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "enable"}
-    conf = confirm(DEFAULT, [(7, winner)], 5, Bench(), maximize=True)
+    conf = confirm(DEFAULT, [(7, winner)], 3, Bench(), maximize=True)  # one look: the full 5%
     assert conf.winner == "trial 7" and conf.proven
     assert 0.8 < conf.low < conf.margin < conf.high < 1.2  # about +100%
     assert conf.recommended == {"mpiio.cb_nodes": 4}
@@ -71,6 +73,79 @@ def test_a_gain_within_the_jitter_recommends_the_default() -> None:
     assert not conf.proven and conf.recommended == {}
     assert conf.low <= 0 <= conf.high or conf.winner == "default"
     assert any("keep the system's defaults" in ln for ln in conf.lines("bw"))
+
+
+def test_a_clear_gain_stops_early_and_a_null_runs_to_the_budget_and_says_what_it_could_show() -> None:
+    a = {**DEFAULT, "mpiio.cb_nodes": 4}
+    clear = confirm(DEFAULT, [(3, a)], 30, Bench(), maximize=True)
+    assert clear.decision == "recommend" and clear.rounds <= 6 and clear.max_rounds == 30  # p < 0.001 early
+    lucky = {**DEFAULT, "mpiio.romio_ds_write": "disable"}
+    null = confirm(DEFAULT, [(4, lucky)], 12, Bench(jitter=0.2), maximize=True)
+    assert null.rounds == 12 and null.decision == "undecided" and not null.proven and null.recommended == {}
+    assert null.needed_rounds is not None and null.needed_rounds > 12
+    assert "no difference larger than" in null.verdict() and f"about {null.needed_rounds} rounds" in null.verdict()
+
+
+def test_a_candidate_shown_not_to_matter_stops_early_and_keeps_the_defaults() -> None:
+    worse = {**DEFAULT, "mpiio.cb_nodes": 2}
+    conf = confirm(DEFAULT, [(5, worse)], 30, Bench(lambda c: 100.0 if c["mpiio.cb_nodes"] == 1 else 70.0),
+                   maximize=True)
+    assert conf.decision == "worse" and conf.rounds < 30 and conf.recommended == {}
+    assert conf.high < 0 and "keep the system's defaults" in conf.verdict()
+
+
+def test_the_time_budget_ends_the_rounds_with_a_final_look() -> None:
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 1.0
+        return now[0]
+    lucky = {**DEFAULT, "mpiio.romio_ds_write": "disable"}
+    conf = confirm(DEFAULT, [(4, lucky)], 30, Bench(jitter=0.2), maximize=True, seconds=4.5, clock=clock)
+    assert 4 <= conf.rounds < 30 and conf.decision in ("undecided", "below")
+    assert conf.low > -1 and conf.high < float("inf")  # the rest of the error spent at the last look
+
+
+def test_history_pools_the_twins_runs_without_the_lucky_trial_that_chose_the_candidate() -> None:
+    dis = {**DEFAULT, "mpiio.romio_cb_write": "disable"}
+    runs = [(-1, DEFAULT, [100.0, 101.0]), (1, {**dis, "mpiio.cb_nodes": 4}, [140.0, 150.0]),
+            (2, {**dis, "mpiio.cb_nodes": 2}, [120.0, None]), (3, dict(DEFAULT), [99.0]),
+            (4, {**DEFAULT, "mpiio.cb_nodes": 4}, [90.0])]
+    ranked = [(1, runs[1][1]), (2, runs[2][1]), (3, runs[3][1]), (4, runs[4][1])]
+    top = top_physical(ranked, DEFAULT, ("write",))
+    assert [n for n, _ in top] == [1, 4]  # trial 2 is a twin of trial 1 (cb_nodes cannot act); 3 is the default
+    hist = pooled_history(runs, DEFAULT, top, ("write",))
+    assert hist[1] == [[120.0]] and hist[-1] == [[100.0, 101.0], [99.0]] and hist[4] == []
+
+
+def test_the_history_is_evidence_the_rounds_alone_lack() -> None:
+    a = {**DEFAULT, "mpiio.cb_nodes": 4}
+    gain = lambda c: 110.0 if c["mpiio.cb_nodes"] == 4 else 100.0  # noqa: E731
+    alone = confirm(DEFAULT, [(3, a)], 6, Bench(gain, jitter=0.1), maximize=True)
+    rng = np.random.default_rng(1)
+    hist = {3: [list(110 * np.exp(rng.normal(0, 0.1, 3))) for _ in range(8)],
+            -1: [list(100 * np.exp(rng.normal(0, 0.1, 3))) for _ in range(8)]}
+    pooled = confirm(DEFAULT, [(3, a)], 6, Bench(gain, jitter=0.1), maximize=True, history=hist)
+    assert pooled.proven and alone.proven and pooled.rounds < alone.rounds  # shown sooner with the history
+    assert any("24 earlier runs of the same physical configuration pooled" in ln for ln in pooled.lines("bw"))
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ({"rounds": 1}, "number of rounds >= 2"), ({"matters": 2}, "a fraction in [0, 1)"),
+    ({"rounds": 10, "looks": 3}, "looks"), ({"time": "soon"}, "objective.confirm.time")])
+def test_the_confirmation_budget_is_checked_at_load(value: object, message: str, tmp_path: Path) -> None:
+    data = {"name": "c", "app": {"kernel": "ior", "ranks": 2}, "system": "local", "space": {"use": "local-romio"},
+            "objective": {"metric": "write_bandwidth_mib_s", "confirm": value}, "workdir": str(tmp_path)}
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_campaign(data, tmp_path)
+
+
+def test_the_confirmation_budget_in_full() -> None:
+    data = {"name": "c", "app": {"kernel": "ior", "ranks": 2}, "system": "local", "workdir": "/tmp/c",
+            "space": {"use": "local-romio"},
+            "objective": {"metric": "write_bandwidth_mib_s", "confirm": {"rounds": 12, "matters": 0.1, "time": "10min"}}}
+    o = parse_campaign(data, Path("/tmp")).objective
+    assert (o.confirm, o.confirm_matters, o.confirm_seconds) == (12, 0.1, 600.0)
 
 
 @pytest.mark.slow
@@ -108,3 +183,12 @@ def test_a_real_local_campaign_ends_with_a_confirmation_and_exports_only_what_ma
         assert rec == {} and res.summary["recommended_is_default"]
     data_dir = tmp_path / "work" / "data"
     assert not data_dir.exists() or not os.listdir(data_dir)  # the confirmation's runs leave no data either
+
+
+def test_the_search_s_best_candidate_gets_most_of_the_error_and_the_decision_is_one_sided() -> None:
+    assert weights(3) == pytest.approx([0.8, 0.1, 0.1]) and weights(1) == [1.0]
+    assert weights(2) == pytest.approx([0.8 / 0.9, 0.1 / 0.9]) and sum(weights(5)) == pytest.approx(1.0)
+    a = {**DEFAULT, "mpiio.cb_nodes": 4}
+    conf = confirm(DEFAULT, [(3, a)], 3, Bench(), maximize=True)
+    assert conf.decision == "recommend" and conf.bound is not None and conf.low < conf.bound < conf.margin
+    assert "one-sided 95%" in conf.verdict() and f"{conf.bound:+.1%}" in conf.verdict()

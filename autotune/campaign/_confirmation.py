@@ -1,0 +1,81 @@
+"""The record of a confirmation (the study attribute ``confirmation``) and the sentences that report it."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+MATTERS = 0.05  # the smallest gain worth recommending, unless the campaign says otherwise
+
+
+@dataclass
+class Confirmation:
+    """What the confirmation measured and what it recommends (kept as the study attribute ``confirmation``)."""
+
+    rounds: int
+    candidates: list[dict[str, Any]]  # {label, trial, config, values (None: not run that round),
+    # history: the campaign's earlier runs of the same physical configuration, one list per trial}
+    winner: str
+    margin: float
+    low: float
+    high: float
+    recommended: dict[str, Any]  # the settings to export (only those that differ from the default and matter)
+    dropped: dict[str, str] = field(default_factory=dict)  # setting -> why it is not exported
+    ablation: dict[str, dict[str, Any]] = field(default_factory=dict)  # setting -> {values, cost, low, high}
+    best_of_n_gain: float | None = None  # what the search claimed over the default (its aggregate of N)
+    decision: str = ""  # recommend | below | worse | undecided (empty: recorded before sequential confirmation)
+    max_rounds: int = 0
+    matters: float = MATTERS
+    level: float = 0.95  # the simultaneous level of the intervals
+    needed_rounds: int | None = None  # undecided: about how many rounds would resolve ``matters``
+    aggregate: str = ""  # the campaign's aggregate of N (what ``best_of_n_gain`` compares)
+    bound: float | None = None  # the winner's one-sided 95% lower bound (what decides a recommendation)
+
+    @property
+    def proven(self) -> bool:
+        if self.bound is not None:
+            return self.winner != "default" and self.decision == "recommend"
+        return self.winner != "default" and self.low > 0  # recorded before the one-sided decision
+
+    def lines(self, metric: str) -> list[str]:
+        vals = {c["label"]: c["values"] for c in self.candidates}
+        hist = {c["label"]: sum(len(b) for b in c.get("history") or []) for c in self.candidates}
+        most = f" (at most {self.max_rounds})" if self.max_rounds > self.rounds else ""
+        out = [f"confirmation: {self.rounds} interleaved rounds{most} of {', '.join(vals)} (median {metric}):"]
+        for label, v in vals.items():
+            ok = [x for x in v if x is not None]
+            pooled = f"; {hist[label]} earlier runs of the same physical configuration pooled" if hist[label] else ""
+            out.append(f"  {label}: median {statistics.median(ok):.4g} over {len(ok)} rounds{pooled}" if ok
+                       else f"  {label}: every run failed")
+        agg = f" ({self.aggregate} of N)" if self.aggregate else ""
+        claim = f"; the search claimed {self.best_of_n_gain:+.1%}{agg}" if self.best_of_n_gain is not None else ""
+        out.append(f"  winner {self.winner}: {self._pm()} over the default ({self.level:.0%} interval "
+                   f"{self.low:+.1%} to {self.high:+.1%}, valid under repeated looks) after {self.rounds} rounds{claim}")
+        out.append("  " + self.verdict())
+        for name, why in sorted(self.dropped.items()):
+            out.append(f"  not exported: {name} ({why})")
+        return out
+
+    def _pm(self) -> str:
+        """The margin, with '± half the interval' where that reads true (an interval narrower than 100%)."""
+        half = (self.high - self.low) / 2
+        return f"{self.margin:+.1%} ± {half:.1%}" if 0 <= half < 1 else f"{self.margin:+.1%}"
+
+    def verdict(self) -> str:
+        """What could and could not be shown, in one sentence."""
+        n = self.rounds
+        if self.proven:
+            at_least = f" (at least {self.bound:+.1%}, one-sided 95%)" if self.bound is not None else ""
+            return f"shown: {self.winner} beats the default by {self._pm()}{at_least}"
+        if self.decision == "below":
+            return (f"shown: no candidate gains {self.matters:.0%} or more over the default after {n} rounds: "
+                    "keep the system's defaults")
+        if self.decision == "worse":
+            return f"shown: the default is better after {n} rounds: keep the system's defaults"
+        half = max(abs(self.high), abs(self.low)) if self.decision == "undecided" else 0.0
+        need = (f"; about {self.needed_rounds} rounds would be needed to resolve {self.matters:.0%}"
+                if self.needed_rounds else "")
+        what = (f"no difference larger than {half:.0%} detectable at this noise after {n} rounds{need}"
+                if half else "no configuration beat the default beyond the jitter")
+        return f"{what}: keep the system's defaults"
