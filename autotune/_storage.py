@@ -38,13 +38,25 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False) -> o
                                               skip_compatibility_check=True, skip_table_creation=True)
     try:
         with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
-            return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                              grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+            try:
+                return _full(url, kwargs)
+            except Exception as exc:
+                # another process's ``fast`` attempt (no lock: Optuna stamps the schema version in any
+                # RDBStorage constructor) stamped a fresh store's version between our check and ours:
+                # the store is set up now, and a second attempt finds it so
+                if "UNIQUE" not in str(exc).upper() and "duplicate key" not in str(exc):
+                    raise
+                return _full(url, kwargs)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
+
+
+def _full(url: str, kwargs: dict[str, Any]) -> optuna.storages.RDBStorage:
+    return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                      grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
 
 
 def _schema_ready(url: str) -> bool:

@@ -1,6 +1,7 @@
 """Campaigns: the campaign file, the Optuna study, the loop, the summary."""
 
 from autotune.campaign._config import Budget, Campaign, Objective, load_campaign, parse_campaign
+from autotune.campaign._digest import Counts, counts, recent, trials_in
 from autotune.campaign._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign._preflight import preflight
 from autotune.campaign._report import hints_text, summary, summary_text
@@ -9,7 +10,28 @@ from autotune.campaign._study import best_trial, default_trial, make_storage, op
 from autotune.campaign._trial import TrialOutcome, run_trial
 
 __all__ = [
-    "Budget", "Campaign", "CampaignLoop", "LoopResult", "Objective", "Runtime", "TrialOutcome", "best_trial",
-    "default_trial", "hints_text", "load_campaign", "make_storage", "open_study", "parse_campaign",
-    "preflight", "ran_trials", "run_campaign", "run_trial", "summary", "summary_text",
+    "Budget",
+    "Campaign",
+    "CampaignLoop",
+    "Counts",
+    "LoopResult",
+    "Objective",
+    "Runtime",
+    "TrialOutcome",
+    "best_trial",
+    "counts",
+    "default_trial",
+    "hints_text",
+    "load_campaign",
+    "make_storage",
+    "open_study",
+    "parse_campaign",
+    "preflight",
+    "ran_trials",
+    "recent",
+    "run_campaign",
+    "run_trial",
+    "summary",
+    "summary_text",
+    "trials_in",
 ]

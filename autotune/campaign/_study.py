@@ -17,6 +17,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign._config import Campaign
 from autotune.campaign._cost import CostObjective
+from autotune.campaign._digest import best_ran, first_flagged, rdb
 from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
 from autotune.errors import ConfigError
 from autotune.optimize import make_sampler
@@ -134,6 +135,8 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
     rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
     if is_multi(study):
         return recommended(study, cost)
+    if rdb(study) is not None:  # one bounded query instead of reading every trial (campaign/_digest.py)
+        return best_ran(study, maximizes(study))
     done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
             if t.user_attrs.get("ran") and value_of(t) is not None]
     if not done:
@@ -143,10 +146,8 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
 
 
 def default_trial(study: optuna.Study) -> FrozenTrial | None:
-    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if t.user_attrs.get("is_default") and t.user_attrs.get("ran"):
-            return t
-    return None
+    """The first completed, really run trial of the default configuration, or None (a bounded query)."""
+    return first_flagged(study, "is_default")
 
 
 @contextmanager
