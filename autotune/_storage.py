@@ -40,11 +40,11 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False) -> o
         with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
             try:
                 return _full(url, kwargs)
-            except Exception as exc:
-                # another process's ``fast`` attempt (no lock: Optuna stamps the schema version in any
-                # RDBStorage constructor) stamped a fresh store's version between our check and ours:
-                # the store is set up now, and a second attempt finds it so
-                if "UNIQUE" not in str(exc).upper() and "duplicate key" not in str(exc):
+            except Exception:
+                # Optuna stamps a fresh store's schema version in every RDBStorage constructor, so another
+                # process's lock-free ``fast`` attempt can stamp it between our check and our own stamp (a
+                # duplicate key): once the stamp is there, the store is set up and a second attempt opens it
+                if not _schema_ready(url):
                     raise
                 return _full(url, kwargs)
     except ConfigError:

@@ -15,10 +15,8 @@ start-up included) over ``--pairs`` runs; the old code path runs once per size (
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -28,11 +26,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from autotune.testing import fresh_postgres_database
+from autotune.testing import fresh_postgres_database, grow_study
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "model-theta-ior.yaml"
@@ -45,68 +42,14 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
+    # run from the package's parent (``-m`` puts the working directory first on the path, before PYTHONPATH)
     res = subprocess.run([sys.executable, "-m", "autotune.cli", *args], capture_output=True, text=True, env=env,
-                         timeout=1800)
+                         timeout=1800, cwd=env["PYTHONPATH"])
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
         raise SystemExit(f"autotune {' '.join(args[:1])} failed: {res.stderr.strip()[-800:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, res.stdout
-
-
-def _value(rng: random.Random, dist: Any) -> float:
-    """A random internal value of an Optuna distribution (categorical: an index)."""
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
-    if isinstance(dist, CategoricalDistribution):
-        return float(rng.randrange(len(dist.choices)))
-    if isinstance(dist, IntDistribution):
-        if dist.log:
-            return float(min(dist.high, max(dist.low, round(dist.low * (dist.high / dist.low) ** rng.random()))))
-        return float(dist.low + dist.step * rng.randrange((dist.high - dist.low) // dist.step + 1))
-    assert isinstance(dist, FloatDistribution)
-    return dist.low + (dist.high - dist.low) * rng.random()
-
-
-def grow(url: str, study_name: str, to: int, seed: int) -> None:
-    """Bulk-insert completed production trials until the study holds ``to`` trials (the rows Optuna writes)."""
-    import optuna
-    from optuna.distributions import distribution_to_json
-    from optuna.storages._rdb import models
-    from sqlalchemy import create_engine, func, select, text
-
-    storage = optuna.storages.RDBStorage(url, skip_compatibility_check=True, skip_table_creation=True)
-    sid = storage.get_study_id_from_name(study_name)
-    template = storage.get_all_trials(sid)[0]
-    dists = {k: (d, distribution_to_json(d)) for k, d in template.distributions.items()}
-    engine = create_engine(url)
-    rng = random.Random(seed)
-    with engine.begin() as conn:
-        have = conn.execute(select(func.count()).select_from(models.TrialModel.__table__)
-                            .where(models.TrialModel.__table__.c.study_id == sid)).scalar_one()
-        first_id = (conn.execute(select(func.max(models.TrialModel.__table__.c.trial_id))).scalar() or 0) + 1
-        now = datetime.datetime.now()
-        for start in range(have, to, 5000):
-            trials, params, values, attrs = [], [], [], []
-            for number in range(start, min(to, start + 5000)):
-                tid = first_id + number - have
-                trials.append({"trial_id": tid, "number": number, "study_id": sid, "state": "COMPLETE",
-                               "datetime_start": now, "datetime_complete": now})
-                params += [{"trial_id": tid, "param_name": k, "param_value": _value(rng, d), "distribution_json": j}
-                           for k, (d, j) in dists.items()]
-                v = rng.lognormvariate(0.0, 0.3) * 1000.0
-                values.append({"trial_id": tid, "objective": 0, "value": v, "value_type": "FINITE"})
-                for k, a in {"ran": True, "service": "best", "worker": "service", "job_id": str(number),
-                             "repetitions": [v], "told_at": time.time(), "is_default": False}.items():
-                    attrs.append({"trial_id": tid, "key": k, "value_json": json.dumps(a)})
-            conn.execute(models.TrialModel.__table__.insert(), trials)
-            conn.execute(models.TrialParamModel.__table__.insert(), params)
-            conn.execute(models.TrialValueModel.__table__.insert(), values)
-            conn.execute(models.TrialUserAttributeModel.__table__.insert(), attrs)
-        if engine.dialect.name == "postgresql":  # explicit ids: move the sequence past them
-            conn.execute(text("SELECT setval(pg_get_serial_sequence('trials', 'trial_id'), "
-                              "(SELECT MAX(trial_id) FROM trials))"))
-    engine.dispose()
 
 
 def measure(campaign: Path, url: str, pairs: int, env: dict[str, str], seed: int) -> dict[str, tuple[float, float]]:
@@ -158,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONWARNINGS": "ignore",
                "PYTHONPATH": str(ROOT)}
         old_env = {**env, "PYTHONPATH": str(old_tree(args.old, Path(tmp)))} if args.old else None
+        for e in (env, old_env or env):  # each code path really is the one it is labelled
+            where = subprocess.run([sys.executable, "-c", "import autotune; print(autotune.__file__)"], env=e,
+                                   cwd=e["PYTHONPATH"], capture_output=True, text=True, check=True).stdout
+            assert where.startswith(e["PYTHONPATH"]), where
         for kind in args.stores:
             def one(url: str, kind: str = kind) -> None:
                 _, _, out = run(["ask", str(campaign), "--storage", url, "--format", "json", "--timeout", "600s"], env)
@@ -166,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 study_name = json.loads(out)["trial"].split(":")[0]
                 for size in args.sizes:
                     t0 = time.monotonic()
-                    grow(url, study_name, size, seed=size)
+                    grow_study(url, study_name, size, seed=size)
                     print(f"# {kind}: grown to {size} trials in {time.monotonic() - t0:.0f} s", flush=True)
                     rows.append((kind, size, "new", measure(campaign, url, args.pairs, env, seed=size)))
                     _print_row(rows[-1])
