@@ -27,12 +27,9 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
-from autotune.testing import fresh_postgres_database, grow_study
+from autotune.testing import fresh_postgres_database, grow_study, production_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "model-theta-ior.yaml"
 COMMANDS = ("ask best", "ask explore", "tell", "hints", "status")
 
 
@@ -93,11 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows: list[tuple[str, int, str, dict[str, tuple[float, float]]]] = []
     with tempfile.TemporaryDirectory(prefix="askscale-") as tmp:
-        data = yaml.safe_load(EXAMPLE.read_text())
-        data["tracking"] = {"enabled": False}
-        data["workdir"] = str(Path(tmp) / "work")
-        campaign = Path(tmp) / "prod.yaml"
-        campaign.write_text(yaml.safe_dump(data))
+        campaign = production_campaign(Path(tmp))
         env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONWARNINGS": "ignore",
                "PYTHONPATH": str(ROOT)}
         old_env = {**env, "PYTHONPATH": str(old_tree(args.old, Path(tmp)))} if args.old else None

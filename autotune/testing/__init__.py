@@ -2,7 +2,7 @@
 
 from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract
-from autotune.testing._history import grow_study
+from autotune.testing._history import grow_study, production_campaign
 from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
@@ -13,5 +13,5 @@ from autotune.testing._tracker import TrackerContract
 __all__ = [
     "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract", "TcpProxy",
     "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database", "grow_study", "make_requests",
-    "model_campaign", "wrf_model_campaign",
+    "model_campaign", "production_campaign", "wrf_model_campaign",
 ]

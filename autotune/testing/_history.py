@@ -7,7 +7,23 @@ import datetime
 import json
 import random
 import time
+from pathlib import Path
 from typing import Any
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"  # in a checkout
+
+
+def production_campaign(tmp: Path) -> Path:
+    """The example model campaign (``examples/model-theta-ior.yaml``) as production jobs use it: its work
+    directory in ``tmp``, no tracking; returns the file written."""
+    import yaml
+
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["tracking"] = {"enabled": False}
+    data["workdir"] = str(tmp / "work")
+    path = tmp / "prod.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
 
 
 def _value(rng: random.Random, dist: Any) -> float:

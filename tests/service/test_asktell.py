@@ -19,19 +19,8 @@ from autotune.cli import main
 from autotune.errors import ConfigError
 from autotune.testing import Blackhole, TcpProxy, fresh_postgres_database
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
 LONG = ("--timeout", "300s")  # success paths: a loaded 2-core machine can take seconds to open a store
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
-
-
-@pytest.fixture
-def campaign(tmp_path: Path) -> Path:
-    data = yaml.safe_load(EXAMPLE.read_text())
-    data["workdir"] = str(tmp_path / "work")
-    data["tracking"] = {"enabled": False}
-    path = tmp_path / "prod.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def env_of(text: str) -> dict[str, str]:

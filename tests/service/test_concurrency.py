@@ -18,12 +18,10 @@ from typing import Any
 
 import optuna
 import pytest
-import yaml
 from optuna.trial import TrialState
 
 from autotune.testing import fresh_postgres_database
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
 LONG = ("--timeout", "600s")  # a loaded 2-core machine running 50 jobs at once: no fallback wanted here
 
@@ -83,16 +81,6 @@ def burst(campaign: Path, url: str, n: int, explore: float, first_seed: int) -> 
     assert sorted(told[k].value for k in numbers) == [1000 + i for i in range(n)]  # each tell recorded once
     states = [t.state for t in study.get_trials(deepcopy=False)]
     assert TrialState.WAITING not in states and TrialState.RUNNING not in states
-
-
-@pytest.fixture
-def campaign(tmp_path: Path) -> Path:
-    data = yaml.safe_load(EXAMPLE.read_text())
-    data["workdir"] = str(tmp_path / "work")
-    data["tracking"] = {"enabled": False}
-    path = tmp_path / "prod.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 @pytest.mark.slow

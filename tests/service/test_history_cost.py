@@ -8,24 +8,12 @@ from typing import Any
 
 import optuna
 import pytest
-import yaml
 
 from autotune.cli import main
 from autotune.service._asktell import WINDOW
 from autotune.testing import grow_study
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
 LONG = ("--timeout", "300s")
-
-
-@pytest.fixture
-def campaign(tmp_path: Path) -> Path:
-    data = yaml.safe_load(EXAMPLE.read_text())
-    data["workdir"] = str(tmp_path / "work")
-    data["tracking"] = {"enabled": False}
-    path = tmp_path / "prod.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 @pytest.mark.slow
