@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Any
 
 import optuna
@@ -38,15 +39,16 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False) -> o
                                               skip_compatibility_check=True, skip_table_creation=True)
     try:
         with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
-            try:
-                return _full(url, kwargs)
-            except Exception:
-                # Optuna stamps a fresh store's schema version in every RDBStorage constructor, so another
-                # process's lock-free ``fast`` attempt can stamp it between our check and our own stamp (a
-                # duplicate key): once the stamp is there, the store is set up and a second attempt opens it
-                if not _schema_ready(url):
-                    raise
-                return _full(url, kwargs)
+            for _ in range(2):
+                try:
+                    return _full(url, kwargs)
+                except Exception:  # noqa: BLE001 - see below; the last attempt's error is reported
+                    # Optuna creates and stamps a fresh store's version tables in every RDBStorage
+                    # constructor, so another process's lock-free ``fast`` attempt can collide with ours
+                    # (a duplicate key, "table alembic_version already exists"); the collision is over
+                    # in milliseconds and the set-up is idempotent: try again
+                    time.sleep(0.5)
+            return _full(url, kwargs)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
