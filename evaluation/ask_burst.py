@@ -19,6 +19,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import queue
 import statistics
 import subprocess
 import sys
@@ -55,10 +56,16 @@ def forked(rt: Any, what: str, refs: list[str]) -> list[tuple[int, float, str, s
     procs = [ctx.Process(target=_forked, args=(rt, what, i, r, barrier, out)) for i, r in enumerate(refs)]
     for p in procs:
         p.start()
-    got = sorted(out.get(timeout=1800) for _ in procs)
+    got: list[tuple[int, float, str, str]] = []
+    while len(got) < len(procs):
+        try:
+            got.append(out.get(timeout=5))
+        except queue.Empty:
+            if not any(p.is_alive() for p in procs) and out.empty():
+                raise SystemExit(f"{len(procs) - len(got)} forked {what} job(s) died without an answer") from None
     for p in procs:
         p.join(timeout=60)
-    return got
+    return sorted(got)
 
 
 def processes(campaign: Path, url: str, what: str, refs: list[str]) -> list[tuple[int, float, str, str]]:
