@@ -131,8 +131,13 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
             frozen = _create(study, t.params, t.distributions, {**t.user_attrs, **attrs}, t.system_attrs)
     if frozen is None:
         attrs["service"] = "best" if best is not None else "default"
-        frozen = _create(study, rt.space.to_optuna(best_cfg), rt.space.distributions(),
-                         {"is_default": best is None, **attrs})
+        try:
+            frozen = _create(study, rt.space.to_optuna(best_cfg), rt.space.distributions(),
+                             {"is_default": best is None, **attrs})
+        except ValueError:  # the best was measured in a wider space than the campaign's now: the defaults
+            attrs["service"] = "default"
+            frozen = _create(study, rt.space.to_optuna(rt.space.default_config()), rt.space.distributions(),
+                             {"is_default": True, **attrs})
     return Assignment(c.study, rt.config_of(frozen), str(attrs["service"]), frozen.number, token,
                       bool(frozen.user_attrs.get("is_default")), now)
 
