@@ -30,7 +30,7 @@ def to_svg(fig: Figure) -> str:
     rasterised, so the report's size does not grow with the number of trials."""
     for ax in fig.axes:
         for coll in ax.collections:
-            if len(coll.get_offsets()) > RASTER_POINTS:
+            if len(np.asarray(coll.get_offsets())) > RASTER_POINTS:
                 coll.set_rasterized(True)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
