@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Any
 
 import optuna
@@ -42,8 +43,16 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False,
                                               skip_compatibility_check=True, skip_table_creation=True)
     try:
         with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
-            return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                              grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
+            for _ in range(2):
+                try:
+                    return _full(url, kwargs)
+                except Exception:  # noqa: BLE001 - see below; the last attempt's error is reported
+                    # Optuna creates and stamps a fresh store's version tables in every RDBStorage
+                    # constructor, so another process's lock-free ``fast`` attempt can collide with ours
+                    # (a duplicate key, "table alembic_version already exists"); the collision is over
+                    # in milliseconds and the set-up is idempotent: try again
+                    time.sleep(0.5)
+            return _full(url, kwargs)
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
@@ -58,6 +67,11 @@ def _check_exists(url: str) -> None:
         raise ConfigError(f"storage: {str(db)!r} not found (run `autotune tune` first, or give --storage/--workdir)")
     if db is not None and not _schema_ready(url):
         raise ConfigError(f"storage: no study tables found in {str(db)!r} (not an Optuna database)")
+
+
+def _full(url: str, kwargs: dict[str, Any]) -> optuna.storages.RDBStorage:
+    return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                      grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed)
 
 
 def _schema_ready(url: str) -> bool:

@@ -24,10 +24,9 @@ from pathlib import Path
 
 import yaml
 
-from autotune.testing import fresh_postgres_database
+from autotune.testing import fresh_postgres_database, production_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "model-theta-ior.yaml"
 
 
 def _run(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
@@ -75,11 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = {}
     with tempfile.TemporaryDirectory(prefix="askcost-") as tmp:
-        data = yaml.safe_load(EXAMPLE.read_text())
-        data["tracking"] = {"enabled": False}
-        data["workdir"] = str(Path(tmp) / "work")
-        campaign = Path(tmp) / "prod.yaml"
-        campaign.write_text(yaml.safe_dump(data))
+        campaign = production_campaign(Path(tmp))
         env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(Path(tmp) / "cache"), "PYTHONWARNINGS": "ignore"}
         if "sqlite" in args.stores:
             rows["sqlite"] = measure(campaign, f"sqlite:///{tmp}/s.db", args.pairs, env)

@@ -1,16 +1,42 @@
 """Campaigns: the campaign file, the Optuna study, the loop, the summary."""
 
 from autotune.campaign._config import Budget, Campaign, Objective, load_campaign, parse_campaign
+from autotune.campaign._digest import Counts, counts, recent, trials_in
 from autotune.campaign._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign._preflight import preflight
 from autotune.campaign._report import hints_text, summary, summary_text
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._stack import StackReport, check_stack, ignored_hints
-from autotune.campaign._study import best_trial, default_trial, make_storage, open_study, ran_trials
+from autotune.campaign._study import best_trial, default_trial, implausible_trials, make_storage, open_study, ran_trials
 from autotune.campaign._trial import TrialOutcome, run_trial
 
 __all__ = [
-    "Budget", "Campaign", "CampaignLoop", "LoopResult", "Objective", "Runtime", "StackReport", "TrialOutcome",
-    "best_trial", "check_stack", "default_trial", "hints_text", "ignored_hints", "load_campaign", "make_storage",
-    "open_study", "parse_campaign", "preflight", "ran_trials", "run_campaign", "run_trial", "summary", "summary_text",
+    "Budget",
+    "Campaign",
+    "CampaignLoop",
+    "Counts",
+    "LoopResult",
+    "Objective",
+    "Runtime",
+    "StackReport",
+    "TrialOutcome",
+    "best_trial",
+    "check_stack",
+    "counts",
+    "default_trial",
+    "hints_text",
+    "ignored_hints",
+    "implausible_trials",
+    "load_campaign",
+    "make_storage",
+    "open_study",
+    "parse_campaign",
+    "preflight",
+    "ran_trials",
+    "recent",
+    "run_campaign",
+    "run_trial",
+    "summary",
+    "summary_text",
+    "trials_in",
 ]

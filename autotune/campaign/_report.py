@@ -8,9 +8,10 @@ import optuna
 
 from autotune.campaign._confirm import Confirmation, recommended_config
 from autotune.campaign._cost import CostObjective
+from autotune.campaign._digest import counts, first_flagged
 from autotune.campaign._objectives import COST_ATTR, front, is_multi, value_of
 from autotune.campaign._runtime import Runtime
-from autotune.campaign._study import best_trial, default_trial, implausible_trials, ran_trials
+from autotune.campaign._study import best_trial, default_trial, implausible_trials
 from autotune.hints import Settings, render
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size
@@ -37,13 +38,12 @@ def hints_text(rt: Runtime, settings: Settings) -> str:
 def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
     """Figures of the campaign as it stands in the storage (the source of truth)."""
     c = rt.campaign
-    ran = ran_trials(study)
+    n = counts(study)  # aggregate queries: the summary of a 100,000-trial study reads a handful of trials
     best = best_trial(study, c.objective.cost)
     default = default_trial(study)
     out: dict[str, Any] = {
-        "trials_run": len(ran), "trials_failed": sum(t.state == optuna.trial.TrialState.FAIL for t in ran),
-        "metric": c.objective.metric, "direction": c.objective.direction,
-        "time_spent_s": sum(float(t.user_attrs.get("duration_s", 0.0)) for t in ran),
+        "trials_run": n.ran_complete + n.ran_failed, "trials_failed": n.ran_failed,
+        "metric": c.objective.metric, "direction": c.objective.direction, "time_spent_s": n.time_spent_s,
     }
     if best is not None:
         is_def = bool(best.user_attrs.get("is_default"))
@@ -61,8 +61,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out["default_value"] = dv
         if bv:
             out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
-    baseline = next((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-                     if t.user_attrs.get("baseline") and value_of(t) is not None), None)
+    baseline = first_flagged(study, "baseline", ran=False)
     base_v = value_of(baseline) if baseline is not None else None
     if bv and base_v:
         out["baseline_value"] = base_v   # `baseline:` — the app's own settings

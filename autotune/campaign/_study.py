@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import socket
+import statistics
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import optuna
@@ -17,9 +19,10 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign._config import Campaign
 from autotune.campaign._cost import CostObjective
+from autotune.campaign._digest import best_ran, first_flagged, ran_median, rdb
 from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
 from autotune.errors import ConfigError
-from autotune.measure import implausible
+from autotune.measure import MIN_TRIALS, implausible_given
 from autotune.optimize import make_sampler
 from autotune.space import BoundSpace
 
@@ -131,12 +134,14 @@ def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
 
 
 def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> FrozenTrial | None:
-    """The best feasible completed trial, or None; with two objectives the trial recommended under the cost
-    rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
+    """The best feasible completed trial whose value is plausible (``measure.implausible``), or None; with two
+    objectives the trial recommended under the cost rule (``cost``, else the study's own:
+    ``campaign._objectives.recommended``)."""
     if is_multi(study):
         return recommended(study, cost)
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and value_of(t) is not None]
+    if rdb(study) is not None:  # bounded queries instead of reading every trial (campaign/_digest.py)
+        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)))[0]
+    done = _done(study)
     flagged = implausible_trials(study, done)
     done = [t for t in done if t.number not in flagged]
     if not done:
@@ -145,29 +150,40 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
     return pick(done, key=lambda t: float(value_of(t) or 0.0))
 
 
-def implausible_trials(study: optuna.Study, done: list[FrozenTrial] | None = None) -> dict[int, str]:
-    """The completed trials whose value is not plausible (``measure.implausible``), with the reason: they are
-    never the best trial. ``done``: the completed trials that ran (default: read from the study)."""
-    if done is None:
-        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if t.user_attrs.get("ran") and value_of(t) is not None]
-    values = [float(value_of(t) or 0.0) for t in done]
+def _done(study: optuna.Study) -> list[FrozenTrial]:
+    return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if t.user_attrs.get("ran") and value_of(t) is not None]
+
+
+def _flag(study: optuna.Study, median: float | None) -> Callable[[float], str | None]:
+    """``measure.implausible_given`` with the study's metric kind, direction and the model's ceiling."""
     kind, ceiling = study.user_attrs.get("metric_kind"), study.user_attrs.get("plausible_max")
-    ceiling = float(ceiling) if isinstance(ceiling, (int, float)) and not isinstance(ceiling, bool) else None
+    limit = float(ceiling) if isinstance(ceiling, (int, float)) and not isinstance(ceiling, bool) else None
     maximize = maximizes(study)
+    return lambda v: implausible_given(v, kind if isinstance(kind, str) else None, maximize, median, limit)
+
+
+def implausible_trials(study: optuna.Study, done: list[FrozenTrial] | None = None) -> dict[int, str]:
+    """The completed trials better than the best plausible one whose value is not plausible
+    (``measure.implausible``), with the reason: they are never the best trial. ``done``: the completed trials
+    that ran (default: read from the study; on an RDB storage, bounded queries)."""
+    if done is None and rdb(study) is not None:
+        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)))[1]
+    done = _done(study) if done is None else done
+    values = [float(value_of(t) or 0.0) for t in done]
+    finite = [v for v in values if math.isfinite(v)]
+    flag = _flag(study, statistics.median(finite) if len(finite) >= MIN_TRIALS else None)
     out: dict[int, str] = {}
     for t, v in zip(done, values, strict=True):
-        why = implausible(v, kind if isinstance(kind, str) else None, maximize, values, ceiling)
+        why = flag(v)
         if why is not None:
             out[t.number] = why
     return out
 
 
 def default_trial(study: optuna.Study) -> FrozenTrial | None:
-    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if t.user_attrs.get("is_default") and t.user_attrs.get("ran"):
-            return t
-    return None
+    """The first completed, really run trial of the default configuration, or None (a bounded query)."""
+    return first_flagged(study, "is_default")
 
 
 @contextmanager

@@ -12,12 +12,15 @@ from autotune.cli._common import add_overrides, lfs_path, load
 from autotune.errors import AutotuneError
 from autotune.hints import DIALECTS
 
+TABLE_ROWS = 200  # a production study grows by thousands of trials a month: the table shows the recent ones
+
 
 def register(sub: Any) -> None:
     s = sub.add_parser("status", help="trials, best so far, time spent")
     s.add_argument("campaign")
     add_overrides(s)
-    s.add_argument("--trials-table", action="store_true", help="list every trial")
+    s.add_argument("--trials-table", action="store_true", help=f"list the last {TABLE_ROWS} trials")
+    s.add_argument("--all-trials", action="store_true", help="with --trials-table: list every trial")
     s.set_defaults(run=cmd_status)
     e = sub.add_parser("export", help="print the best configuration as hints")
     e.add_argument("campaign")
@@ -34,29 +37,29 @@ def register(sub: Any) -> None:
 def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from optuna.trial import TrialState
 
-    from autotune.campaign import Runtime, open_study, summary_text
+    from autotune.campaign import Runtime, counts, open_study, recent, summary_text, trials_in
 
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
     if isinstance(study.user_attrs.get("repeats"), int):  # what the campaign ran with (tune --repeats)
         rt.campaign = c = c.with_overrides(objective=replace(c.objective, repeats=study.user_attrs["repeats"]))
-    trials = study.get_trials(deepcopy=False)
-    running = [t for t in trials if t.state == TrialState.RUNNING]
-    ran = [t for t in trials if t.user_attrs.get("ran") and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
-    failed = sum(t.state == TrialState.FAIL for t in ran)
-    infeasible = sum(1 for t in trials if t.user_attrs.get("infeasible"))
-    waiting = sum(t.state == TrialState.WAITING for t in trials)
+    n = counts(study)  # aggregate queries: a status of a 100,000-trial study reads a handful of trials
+    running = trials_in(study, (TrialState.RUNNING,))
+    shown = ", ".join(str(t.number) for t in running[:20]) + (f", ... ({len(running) - 20} more)" if len(running) > 20 else "")
     print(f"study {c.study} in {c.storage}")
-    print(f"trials: {len(ran)} finished ({len(ran) - failed} complete, {failed} failed), {len(running)} running"
-          + (f" (trial {', '.join(str(t.number) for t in running)})" if running else "")
-          + f", {waiting} queued, {infeasible} broke a rule (not run)")
+    print(f"trials: {n.ran_complete + n.ran_failed} finished ({n.ran_complete} complete, {n.ran_failed} failed), "
+          f"{len(running)} running" + (f" (trial {shown})" if running else "")
+          + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run)")
     from autotune.campaign._preflight import pending_lines
 
     for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why
         print(line)
     print(summary_text(rt, study))
     if args.trials_table:
+        trials = study.get_trials(deepcopy=False) if args.all_trials else recent(study, TABLE_ROWS, tuple(TrialState))
+        if len(trials) < n.total:
+            print(f"the last {len(trials)} of {n.total} trials (--all-trials lists every one):")
         for t in trials:
             if t.user_attrs.get("infeasible"):
                 continue

@@ -17,7 +17,7 @@ from autotune.measure._extract import (
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
 from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
-from autotune.measure._plausible import implausible
+from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -31,6 +31,7 @@ __all__ = [
     "CANONICAL",
     "EXTRACTORS",
     "INTERIM",
+    "MIN_TRIALS",
     "ONE_SIDED_KINDS",
     "STATES",
     "UNITS",
@@ -54,6 +55,7 @@ __all__ = [
     "find_record",
     "get_extractor",
     "implausible",
+    "implausible_given",
     "interval",
     "library_of",
     "log_metrics",

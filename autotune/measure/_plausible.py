@@ -39,6 +39,14 @@ def implausible(value: float, kind: str | None, maximize: bool, values: Sequence
 
     ``values`` are all completed trials' values (``value`` among them); ``ceiling`` is the model's aggregate
     bandwidth ceiling of the target in MiB/s (None: unknown)."""
+    finite = [v for v in values if math.isfinite(v)]
+    mid = statistics.median(finite) if len(finite) >= MIN_TRIALS else None
+    return implausible_given(value, kind, maximize, mid, ceiling)
+
+
+def implausible_given(value: float, kind: str | None, maximize: bool, median: float | None,
+                      ceiling: float | None = None) -> str | None:
+    """``implausible`` with the completed trials' ``median`` already known (None: fewer than ``MIN_TRIALS``)."""
     if not math.isfinite(value) or abs(value) > ANY_MAX:
         return f"{value:.4g} is beyond any I/O figure (|value| > {ANY_MAX:g})"
     if kind == BANDWIDTH and value > BANDWIDTH_MAX:
@@ -46,11 +54,9 @@ def implausible(value: float, kind: str | None, maximize: bool, values: Sequence
     if kind == BANDWIDTH and ceiling is not None and ceiling > 0 and value > CEILING_MARGIN * ceiling:
         return (f"{value:.4g} MiB/s is more than {CEILING_MARGIN:g} times the target's aggregate ceiling "
                 f"({ceiling:.4g} MiB/s, the performance model's)")
-    finite = [v for v in values if math.isfinite(v)]
-    if len(finite) >= MIN_TRIALS:
-        mid = statistics.median(finite)
-        if maximize and mid > 0 and value > RATIO * mid:
-            return f"{value:.4g} is more than {RATIO:g} times the median of the trials ({mid:.4g})"
-        if not maximize and value >= 0 and mid > 0 and value * RATIO < mid:
-            return f"{value:.4g} is less than 1/{RATIO:g} of the median of the trials ({mid:.4g})"
+    if median is not None:
+        if maximize and median > 0 and value > RATIO * median:
+            return f"{value:.4g} is more than {RATIO:g} times the median of the trials ({median:.4g})"
+        if not maximize and value >= 0 and median > 0 and value * RATIO < median:
+            return f"{value:.4g} is less than 1/{RATIO:g} of the median of the trials ({median:.4g})"
     return None

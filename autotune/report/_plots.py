@@ -23,7 +23,16 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
 
 
+RASTER_POINTS = 2000  # a scatter with more points is drawn as an embedded image: the SVG stays small
+
+
 def to_svg(fig: Figure) -> str:
+    """The figure as SVG text; scatters of a long history (a production study: thousands of jobs) are
+    rasterised, so the report's size does not grow with the number of trials."""
+    for ax in fig.axes:
+        for coll in ax.collections:
+            if len(np.asarray(coll.get_offsets())) > RASTER_POINTS:
+                coll.set_rasterized(True)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)

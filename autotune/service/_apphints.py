@@ -24,23 +24,22 @@ class AppHints:
 
 
 def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
-    """The most recently completed study of ``app`` (on ``system`` if given) with a completed trial; None when
+    """The most recently created study of ``app`` (on ``system`` if given) with a completed trial; None when
     nothing is recorded. A profile that is not shipped (a campaign's own file) is a ConfigError naming it."""
     from autotune.campaign import best_trial, default_trial
     from autotune.pattern import IOPattern
     from autotune.space import load_space
     from autotune.systems import load_system
 
-    found: list[tuple[float, str, dict[str, Any]]] = []
+    found: list[tuple[int, str, dict[str, Any]]] = []
     systems: set[str] = set()
-    for s in optuna.get_all_study_summaries(storage, include_best_trial=False):
+    for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
         ua = s.user_attrs
         if ua.get("app") != app:
             continue
         systems.add(str(ua.get("system")))
         if system is None or ua.get("system") == system:
-            started = s.datetime_start.timestamp() if s.datetime_start else 0.0
-            found.append((started, s.study_name, dict(ua)))
+            found.append((s._study_id, s.study_name, dict(ua)))  # ids grow with creation: the newest first
     for _, name, attrs in sorted(found, reverse=True):
         study = optuna.load_study(study_name=name, storage=storage)
         best = best_trial(study)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune.errors import ConfigError
-from autotune.service._policy import Policy, explore, measured
+from autotune.service._policy import Policy, explore, measured, sandbox
 from autotune.space import Config
 
 TRIAL_RE = re.compile(r"(?P<study>[A-Za-z0-9._-]{1,128}):(?P<number>\d{1,9}):(?P<token>[0-9a-f]{32})")
@@ -57,12 +57,17 @@ def _sha(token: str) -> str:
 ABANDONED_S = 120.0  # a trial nobody claimed this long after it was asked was left by a job that gave up
 
 
+WINDOW = 500  # the recent finished trials the exploration policy and the sampler consult (bounded cost)
+
+
 def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
     """Fail the production trials whose job never told before ``expires_at``, and trials nobody claimed
     (no ``worker``) ``ABANDONED_S`` after they started: a job that gave up waiting for the store mid-ask."""
+    from autotune.campaign import trials_in
+
     now = time.time() if now is None else now
     expired = []
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+    for t in trials_in(study, (TrialState.RUNNING,)):
         deadline = t.user_attrs.get("expires_at")
         started = t.datetime_start.timestamp() if t.datetime_start else now
         why = ""
@@ -80,41 +85,61 @@ def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
     return expired
 
 
+def _create(study: optuna.Study, params: dict[str, Any], distributions: dict[str, Any], attrs: dict[str, Any],
+            system_attrs: dict[str, Any] | None = None) -> FrozenTrial:
+    """A new RUNNING trial born with its configuration and its owner's attributes, in one insert.
+
+    Never through Optuna's queue (``enqueue_trial`` then ``ask``): ``ask`` pops the first WAITING trial,
+    and on SQLite (no row locks: ``SELECT ... FOR UPDATE`` is a no-op) two processes can both see it
+    WAITING and both take it; a job could also take another job's (or the campaign's) queued trial.
+    A trial created RUNNING belongs to its creator from its first moment, on every storage."""
+    template = optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=distributions,
+                                         user_attrs=attrs, system_attrs=system_attrs or {})
+    return study._storage.get_trial(study._storage.create_new_trial(study._study_id, template_trial=template))
+
+
 def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expire_s: float = 86400.0,
-        rng: random.Random | None = None) -> Assignment:
-    """Create the job's trial (RUNNING) and return its configuration; ``rt`` is the campaign's Runtime."""
-    from autotune.campaign import best_trial
+        rng: random.Random | None = None, best: FrozenTrial | None = None) -> Assignment:
+    """Create the job's trial (RUNNING) and return its configuration; ``rt`` is the campaign's Runtime,
+    ``best`` the study's best trial when the caller has read it already."""
+    from autotune.campaign import best_trial, recent
 
     c = rt.campaign
     rng = rng or random.Random()
     expire_stale(study)
-    best = best_trial(study)
+    best = best if best is not None else best_trial(study)
     best_cfg = rt.config_of(best) if best is not None else rt.space.default_config()
-    trial = None
+    token = secrets.token_hex(16)
+    now = time.time()
+    attrs = {"worker": "service", "service": "explore", "service_token_sha256": _sha(token), "owner": getpass.getuser(),
+             "job_id": job_id, "host": socket.gethostname(), "asked_at": now, "expires_at": now + expire_s}
+    frozen = None
     if best is not None and policy.wants_exploration(rng):
         from autotune.optimize import make_sampler
 
         # every job is a new process: a sampler seeded as the campaign says would propose the same first
         # configuration to every job; the job's own draw seeds it instead (``--seed`` keeps tests exact)
-        study.sampler = make_sampler({**c.sampler, "seed": rng.getrandbits(31)}, rt.space)
-        history = measured(study, rt.space, c.objective.maximize, rt.config_of)
-        trial = explore(study, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy, history)
-    source = "explore"
-    token = secrets.token_hex(16)
-    now = time.time()
-    attrs = {"worker": "service", "service": source, "service_token_sha256": _sha(token), "owner": getpass.getuser(),
-             "job_id": job_id, "host": socket.gethostname(), "asked_at": now, "expires_at": now + expire_s}
-    if trial is None:
-        # the trial is born with its service attributes: no moment in which it looks unclaimed
-        attrs["service"] = source = "best" if best is not None else "default"
-        study.enqueue_trial(rt.space.to_optuna(best_cfg), user_attrs={"is_default": best is None, **attrs})
-        trial = study.ask(fixed_distributions=rt.space.distributions())
-    have = trial.user_attrs  # one query: the property reads the store on every access
-    for k, v in attrs.items():
-        if have.get(k) != v:
-            trial.set_user_attr(k, v)
-    is_default = bool(have.get("is_default"))
-    return Assignment(c.study, rt.config_of(trial), source, trial.number, token, is_default, now)
+        sampler = make_sampler({**c.sampler, "seed": rng.getrandbits(31)}, rt.space)
+        window = recent(study, WINDOW, (TrialState.COMPLETE, TrialState.PRUNED))
+        history = measured(window, c.objective.maximize, rt.config_of)
+        box = sandbox(study, window, sampler)
+        trial, rejected = explore(box, rt.space, best_cfg, c.objective.metric, c.objective.maximize, policy, history)
+        for r in rejected:  # the record of what was judged and why (the next job's sampler moves on)
+            study.add_trial(r)
+        if trial is not None:
+            t = box._storage.get_trial(trial._trial_id)
+            frozen = _create(study, t.params, t.distributions, {**t.user_attrs, **attrs}, t.system_attrs)
+    if frozen is None:
+        attrs["service"] = "best" if best is not None else "default"
+        try:
+            frozen = _create(study, rt.space.to_optuna(best_cfg), rt.space.distributions(),
+                             {"is_default": best is None, **attrs})
+        except ValueError:  # the best was measured in a wider space than the campaign's now: the defaults
+            attrs["service"] = "default"
+            frozen = _create(study, rt.space.to_optuna(rt.space.default_config()), rt.space.distributions(),
+                             {"is_default": True, **attrs})
+    return Assignment(c.study, rt.config_of(frozen), str(attrs["service"]), frozen.number, token,
+                      bool(frozen.user_attrs.get("is_default")), now)
 
 
 def parse_ref(ref: str) -> tuple[str, int, str]:

@@ -112,7 +112,7 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
     from autotune.campaign import best_trial, default_trial
 
     ranked: list[tuple[float, str, str]] = []
-    for s in optuna.get_all_study_summaries(storage, include_best_trial=False):
+    for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
         ua = s.user_attrs
         if s.study_name == study_name:
             ranked.append((-1.0, s.study_name, "exact"))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import optuna
+from optuna.trial import FrozenTrial
 
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
@@ -120,11 +121,13 @@ def why_rejected(space: BoundSpace, candidate: Config, best: Config, metric: str
     return "" if cand >= (1.0 - max_slowdown) * ref else "model"
 
 
-def measured(study: optuna.Study, space: BoundSpace, maximize: bool, config_of: Any) -> list[Measured]:
-    """The study's completed, really run trials as (configuration, score)."""
+def measured(trials: Sequence[optuna.trial.FrozenTrial], maximize: bool, config_of: Any) -> list[Measured]:
+    """The completed, really run ``trials`` as (configuration, score)."""
     out = []
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
-        s = score(t.value, maximize) if t.value is not None and t.user_attrs.get("ran") else None
+    for t in trials:
+        if t.state != optuna.trial.TrialState.COMPLETE or not t.user_attrs.get("ran"):
+            continue
+        s = score(t.values[0], maximize) if t.values else None
         if s is not None:
             try:
                 out.append((config_of(t), s))
@@ -133,30 +136,44 @@ def measured(study: optuna.Study, space: BoundSpace, maximize: bool, config_of: 
     return out
 
 
-def explore(study: optuna.Study, space: BoundSpace, best: Config, metric: str, maximize: bool,
-            policy: Policy, history: Sequence[Measured] = ()) -> optuna.Trial | None:
-    """Ask the study's sampler for a new configuration the policy accepts (the trial is left RUNNING).
-    A proposal that breaks a rule is told as a campaign tells it (the worst value, a violated constraint);
-    one the history or the model advises against is told PRUNED: either way the sampler moves on, and
-    ``rejected_by`` says why. None: nothing acceptable was proposed."""
+def sandbox(study: optuna.Study, window: Sequence[optuna.trial.FrozenTrial],
+            sampler: optuna.samplers.BaseSampler) -> optuna.Study:
+    """An in-memory copy of ``study`` holding only ``window`` (its recent finished trials): the sampler
+    proposes from it, so its cost is bounded by the window, not by the study's history, and the real
+    study gets only the finished records and the job's own trial (``record``)."""
+    box = optuna.create_study(directions=study.directions, sampler=sampler)
+    for k, v in study.user_attrs.items():
+        box.set_user_attr(k, v)
+    box.add_trials([t for t in window if t.state.is_finished()])
+    return box
+
+
+def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, maximize: bool,
+            policy: Policy, history: Sequence[Measured] = ()) -> tuple[optuna.Trial | None, list[FrozenTrial]]:
+    """Ask the sandbox's sampler for a new configuration the policy accepts (its trial is left RUNNING in the
+    sandbox), and the rejected proposals to record in the real study. A proposal that breaks a rule is
+    told as a campaign tells it (the worst value, a violated constraint); one the history or the model
+    advises against is told PRUNED: either way the sampler moves on, and ``rejected_by`` says why. None:
+    nothing acceptable was proposed."""
     from autotune.campaign._loop import worst_value
 
     judged = broke = 0
+    rejected: list[FrozenTrial] = []
     while judged < policy.tries and broke < policy.rule_tries:
-        trial = study.ask(fixed_distributions=space.distributions())
+        trial = box.ask(fixed_distributions=space.distributions())
         config = space.from_optuna(trial.params)
         violations = space.violations(config)
         trial.set_constraint("rules", max(violations.values(), default=0.0))
         why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history)
         if not why:
-            return trial
+            return trial, rejected
         trial.set_user_attr("rejected_by", why)
         trial.set_user_attr("worker", "service")
         if why == "rules":
             broke += 1
             trial.set_user_attr("infeasible", sorted(n for n, v in violations.items() if v > 0))
-            study.tell(trial, worst_value(study))
+            rejected.append(box.tell(trial, worst_value(box)))
         else:
             judged += 1
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-    return None
+            rejected.append(box.tell(trial, state=optuna.trial.TrialState.PRUNED))
+    return None, rejected

@@ -79,8 +79,8 @@ def do_ask(rt: Any, policy: Policy, *, job_id: str, expire_s: float, timeout: fl
     def work() -> Assignment:
         study = _open(rt, create=True)
         deliver_spool(study, c.storage)
-        a = ask(rt, study, policy, job_id=job_id, expire_s=expire_s, rng=random.Random(seed))
         best = best_trial(study)
+        a = ask(rt, study, policy, job_id=job_id, expire_s=expire_s, rng=random.Random(seed), best=best)
         if best is not None:
             remember(c.storage, c.study, rt.config_of(best))
         return a

@@ -2,6 +2,7 @@
 
 from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract
+from autotune.testing._history import grow_study, production_campaign
 from autotune.testing._hosts import simulate_cores
 from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
@@ -12,8 +13,26 @@ from autotune.testing._stacks import MISSING_OPENMPI, Stack, local_system_file, 
 from autotune.testing._tracker import TrackerContract
 
 __all__ = [
-    "MISSING_OPENMPI", "PY", "Blackhole", "ExecutorContract", "ExtractorContract", "LauncherContract", "RunContract",
-    "Stack", "TcpProxy", "TrackerContract", "command_request", "ensure_local_slurm", "fresh_postgres_database",
-    "local_system_file", "make_requests", "model_campaign", "mpich_stack", "openmpi_stack", "simulate_cores",
+    "MISSING_OPENMPI",
+    "PY",
+    "Blackhole",
+    "ExecutorContract",
+    "ExtractorContract",
+    "LauncherContract",
+    "RunContract",
+    "Stack",
+    "TcpProxy",
+    "TrackerContract",
+    "command_request",
+    "ensure_local_slurm",
+    "fresh_postgres_database",
+    "grow_study",
+    "local_system_file",
+    "make_requests",
+    "model_campaign",
+    "mpich_stack",
+    "openmpi_stack",
+    "production_campaign",
+    "simulate_cores",
     "wrf_model_campaign",
 ]

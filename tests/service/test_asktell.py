@@ -19,19 +19,8 @@ from autotune.cli import main
 from autotune.errors import ConfigError
 from autotune.testing import Blackhole, TcpProxy, fresh_postgres_database
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
 LONG = ("--timeout", "300s")  # success paths: a loaded 2-core machine can take seconds to open a store
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
-
-
-@pytest.fixture
-def campaign(tmp_path: Path) -> Path:
-    data = yaml.safe_load(EXAMPLE.read_text())
-    data["workdir"] = str(tmp_path / "work")
-    data["tracking"] = {"enabled": False}
-    path = tmp_path / "prod.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def env_of(text: str) -> dict[str, str]:
@@ -248,3 +237,27 @@ def test_the_report_of_a_study_with_production_jobs_shows_them(campaign: Path, t
     assert "production jobs as trials (`autotune ask`/`tell`): 3, 2 of them exploratory" in md
     svg = (out / "figures" / "production.svg").read_text()
     assert "Production jobs as trials" in svg and "exploratory job" in svg
+
+
+def test_a_best_measured_outside_the_narrowed_space_is_not_handed_out(campaign: Path, capsys: Any) -> None:
+    """The space was narrowed after the best was measured: the job gets the defaults, as a trial."""
+    from optuna.distributions import IntDistribution
+
+    from autotune.campaign import Runtime, load_campaign
+
+    assert main(["ask", str(campaign), "--seed", "0", *LONG]) == 0
+    ref = env_of(capsys.readouterr().out)["AUTOTUNE_TRIAL"]
+    assert main(["tell", str(campaign), "--trial", ref, "--value", "1000", *LONG]) == 0
+    capsys.readouterr()
+    rt = Runtime.build(load_campaign(campaign))
+    params = rt.space.to_optuna(rt.space.default_config())
+    dists = dict(rt.space.distributions())
+    name = next(k for k, d in dists.items() if isinstance(d, IntDistribution))
+    wide = dists[name]
+    dists[name] = IntDistribution(wide.low, wide.high * 4, log=wide.log, step=wide.step)  # the space it was measured in
+    params[name] = dists[name].high
+    study_of(campaign).add_trial(optuna.trial.create_trial(value=9000, params=params, distributions=dists,
+                                                           user_attrs={"ran": True}))
+    assert main(["ask", str(campaign), "--explore", "0", "--format", "json", *LONG]) == 0
+    out = yaml.safe_load(capsys.readouterr().out)
+    assert out["source"] == "default" and out["trial"]
