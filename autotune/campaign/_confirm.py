@@ -23,6 +23,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
+from autotune.campaign._resume import in_space
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
 from autotune.hints import inert, measured_phases
@@ -125,7 +126,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
 def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmation | None:
     """Run the confirmation of a finished campaign and store it on the study (``confirmation``)."""
     c = rt.campaign
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    done = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
             if t.user_attrs.get("ran") and t.value is not None and not t.user_attrs.get("is_default")]
     if not done:
         return None

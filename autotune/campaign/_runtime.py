@@ -11,7 +11,7 @@ from typing import Any
 import optuna
 
 from autotune.campaign._config import Campaign
-from autotune.campaign._names import data_dir_name
+from autotune.campaign._names import check_study_name, data_dir_name
 from autotune.campaign._reach import unreachable
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
@@ -60,8 +60,13 @@ class Runtime:
     def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config:
         return self.space.from_optuna(trial.params)
 
+    @property
+    def runs_root(self) -> Path:
+        """This study's run records: ``<workdir>/runs/<study>`` (studies sharing a work directory never mix)."""
+        return self.campaign.workdir / "runs" / check_study_name(self.campaign.study)
+
     def run_dir(self, number: int, repetition: int) -> Path:
-        return self.campaign.workdir / "runs" / f"trial-{number:04d}" / f"rep-{repetition}"
+        return self.runs_root / f"trial-{number:04d}" / f"rep-{repetition}"
 
     def data_dir(self, number: int, repetition: int) -> Path:
         return self.campaign.data_root / data_dir_name(self.campaign.study, number, repetition)

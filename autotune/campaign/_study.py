@@ -18,6 +18,7 @@ from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign._config import Campaign
 from autotune.campaign._cost import CostObjective
 from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
+from autotune.campaign._resume import in_space
 from autotune.errors import ConfigError
 from autotune.optimize import make_sampler
 from autotune.space import BoundSpace
@@ -50,6 +51,9 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
     except ValueError as exc:
         raise ConfigError(f"study {c.study!r}: {exc}") from None
     _check_directions(c, study, wanted)
+    history = len(study.get_trials(deepcopy=False))
+    if history and c.sampler.get("seed") is not None:  # resumed: continue the seeded sequence, never replay it
+        study.sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted), history)
     if c.objective.cost is not None and study.user_attrs.get(COST_ATTR) != c.objective.cost.rule():
         stored = study.user_attrs.get(COST_ATTR) or {}
         if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
@@ -130,12 +134,13 @@ def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
 
 
 def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> FrozenTrial | None:
-    """The best feasible completed trial, or None; with two objectives the trial recommended under the cost
-    rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
+    """The best feasible completed trial inside the space the study last ran with (``_resume.in_space``), or
+    None; with two objectives the trial recommended under the cost rule (``cost``, else the study's own:
+    ``campaign._objectives.recommended``)."""
     if is_multi(study):
         return recommended(study, cost)
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and value_of(t) is not None]
+    done = in_space(study, [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                            if t.user_attrs.get("ran") and value_of(t) is not None])
     if not done:
         return None
     pick = max if maximizes(study) else min

@@ -95,5 +95,6 @@ def test_kill_9_loop(tmp_path: Path) -> None:
     assert all(p.read_text() == rel for p, rel in others.items()), f"seed {seed}: another campaign's data touched"
     mine = data_dir_re("loop")
     assert not [p.name for p in (tmp_path / "target").iterdir() if mine.fullmatch(p.name)], f"seed {seed}: stale data"
-    assert not list((c.workdir / "runs").glob("*/*/process.json"))
+    runs = c.workdir / "runs" / "loop"  # this study's run records
+    assert runs.is_dir() and not list(runs.glob("*/*/process.json"))
     print(f"kill loop: seed {seed}, {killed} kills, {len(interrupted)} interrupted trials, states {dict(states)}")

@@ -1,0 +1,64 @@
+"""kill -9 a seeded campaign at random moments and resume it each time: no configuration completes twice."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import optuna
+import pytest
+
+from autotune.campaign import load_campaign
+from autotune.campaign._study import ran_trials
+from autotune.testing._misbehave import kill_all, processes_with, wait_for, write_campaign
+
+APP = """
+import os, random, time
+time.sleep(random.Random(os.environ["AUTOTUNE_TRIAL"]).uniform(0.05, 0.25))
+print('{"autotune_record": 1, "metrics": {"bandwidth_mib_s": %d}}' % (100 + int(os.environ["AUTOTUNE_TRIAL"])))
+"""
+KILLS = 4
+TRIALS = 12
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", [{"name": "random", "seed": 1}, {"name": "tpe", "seed": 5}])
+def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler: dict[str, object]) -> None:
+    seed = int(os.environ.get("AUTOTUNE_KILL_LOOP_SEED", str(random.randrange(1 << 30))))
+    rng = random.Random(seed)
+    mark = uuid.uuid4().hex
+    path = write_campaign(tmp_path, APP, name="again", sampler=sampler, budget={"trials": TRIALS, "run_timeout": "30s"},
+                          app={"env": {"AGAIN_MARK": mark}})
+    cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
+    c = load_campaign(path)
+    killed = 0
+    try:
+        for _ in range(KILLS):
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            wait_for(lambda p=proc: p.poll() is not None or bool(processes_with(f"AGAIN_MARK={mark}")), 60)
+            time.sleep(rng.uniform(0.3, 2.0))  # a few trials in, at a random moment
+            if proc.poll() is not None:
+                break
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            killed += 1
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, f"seed {seed}: {out.stderr}"
+        assert "Warning" not in out.stderr, out.stderr
+    finally:
+        kill_all(processes_with(f"AGAIN_MARK={mark}"))
+    study = optuna.load_study(study_name=c.study, storage=c.storage)
+    ran = ran_trials(study)
+    assert len(ran) == TRIALS, f"seed {seed}"
+    done = Counter(tuple(sorted(t.params.items())) for t in ran
+                   if t.state == optuna.trial.TrialState.COMPLETE and not t.user_attrs.get("is_default"))
+    repeated = {k: n for k, n in done.items() if n > 1}
+    assert not repeated, f"seed {seed}, {killed} kills: configurations completed more than once: {repeated}"
+    print(f"resume kill loop ({sampler['name']}): seed {seed}, {killed} kills, {len(study.trials)} trials in the study")
