@@ -115,8 +115,8 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
     Queued with values outside the space (by a worker that still had the old space): failed, with a notice.
     A configuration already completed (e.g. a seeded sequence from before a resume): failed with
     ``duplicate_of`` naming its twin, never run, not counted (``DUPLICATE``); failed, not told the twin's
-    values, so no sampler sees one measurement twice. The default configuration always runs: it applies no
-    searched setting."""
+    values, so no sampler sees one measurement twice. The default configuration always runs (it applies no
+    searched setting), and so does the retry of an interrupted trial (it may adopt the attempt's Slurm job)."""
     if trial.user_attrs.get("is_default"):
         return None
     bad = outside(trial.params, distributions)
@@ -124,7 +124,7 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
         trial.set_user_attr("dropped", f"queued configuration outside the current space ({', '.join(bad)})")
         study.tell(trial, state=TrialState.FAIL)
         return f"queued trial {trial.number}: {', '.join(bad)}: outside the current space, dropped"
-    twin = completed_twin(study, trial.params)
+    twin = None if trial.user_attrs.get("retry_of") is not None else completed_twin(study, trial.params)
     if twin is None:
         return None
     trial.set_user_attr("duplicate_of", twin.number)
