@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 from collections import Counter
 from contextlib import closing
@@ -19,7 +17,7 @@ import pytest
 
 from autotune.campaign import load_campaign
 from autotune.campaign._study import ran_trials
-from autotune.testing._misbehave import kill_all, processes_with, wait_for, write_campaign
+from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
 
 APP = """
 import os, random, time
@@ -40,17 +38,8 @@ def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler
                           app={"env": {"AGAIN_MARK": mark}})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
     c = load_campaign(path)
-    killed = 0
     try:
-        for _ in range(KILLS):
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-            wait_for(lambda p=proc: p.poll() is not None or bool(processes_with(f"AGAIN_MARK={mark}")), 60)
-            time.sleep(rng.uniform(0.3, 2.0))  # a few trials in, at a random moment
-            if proc.poll() is not None:
-                break
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            killed += 1
+        killed = kill_9_repeatedly(cmd, f"AGAIN_MARK={mark}", rng, KILLS, (0.3, 2.0))  # a few trials in
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, f"seed {seed}: {out.stderr}"
         assert "Warning" not in out.stderr, out.stderr
