@@ -47,10 +47,14 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     failed = sum(t.state == TrialState.FAIL for t in ran)
     infeasible = sum(1 for t in trials if t.user_attrs.get("infeasible"))
     waiting = sum(t.state == TrialState.WAITING for t in trials)
+    repeats = sum(1 for t in trials if t.user_attrs.get("duplicate_of") is not None)
+    dropped = sum(1 for t in trials if t.user_attrs.get("dropped"))
     print(f"study {c.study} in {c.storage}")
     print(f"trials: {len(ran)} finished ({len(ran) - failed} complete, {failed} failed), {len(running)} running"
           + (f" (trial {', '.join(str(t.number) for t in running)})" if running else "")
-          + f", {waiting} queued, {infeasible} broke a rule (not run)")
+          + f", {waiting} queued, {infeasible} broke a rule (not run)"
+          + (f", {repeats} repeated a completed configuration (not run)" if repeats else "")
+          + (f", {dropped} queued outside the space (dropped)" if dropped else ""))
     from autotune.campaign._preflight import pending_lines
 
     for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why

@@ -143,7 +143,10 @@ def test_a_proposal_already_measured_is_not_run_and_a_small_space_ends_exhausted
             assert t.state == TrialState.FAIL and not t.user_attrs.get("ran")
 
 
-def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Path) -> None:
+def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from autotune.cli import main
+
     path = model_campaign(tmp_path, budget={"trials": 2, "run_timeout": "60s"})
     res = run(path)
     done = res.study.trials[1]
@@ -154,6 +157,9 @@ def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Pat
     assert twin.state == TrialState.FAIL and not twin.user_attrs.get("ran")
     ran = ran_trials(res.study)
     assert len(ran) == 3 and ran[2].params != done.params
+    capsys.readouterr()
+    assert main(["status", str(path)]) == 0
+    assert "1 repeated a completed configuration (not run)" in capsys.readouterr().out
 
 
 def test_a_sampler_that_only_repeats_itself_stops_the_campaign(tmp_path: Path,
@@ -228,6 +234,9 @@ def test_queued_trials_outside_a_narrowed_space_are_dropped_without_warnings(tmp
     later = [t for t in ran_trials(study) if t.number > 1 and not t.user_attrs.get("is_default")]
     assert later and all(t.params["log2(lustre.stripe_size)"] >= 24 for t in later)
     assert len(ran_trials(study)) == 6
+    status = subprocess.run([sys.executable, "-m", "autotune.cli", "status", str(path)], capture_output=True,
+                            text=True, timeout=120)
+    assert f"{len(outside)} queued outside the space (dropped)" in status.stdout, status.stdout
 
 
 def test_a_completed_trial_outside_the_space_is_never_recommended(tmp_path: Path) -> None:
