@@ -2,7 +2,7 @@
 
 A study has an identity: the system, the file system it was measured on, the application and the metric.
 A campaign that names another one is refused (its measurements would not carry over). The space may change
-between runs (narrowed, widened): the study records the space it last ran with (user attribute ``space``),
+between runs (narrowed, widened): the study records the space it last ran with (user attribute ``space_searched``),
 queued trials outside it are dropped with a notice, and completed trials outside it are kept but never
 recommended (``in_space``). A resumed sampler continues rather than replays: see ``resume_seed``.
 """
@@ -27,7 +27,7 @@ from autotune.errors import ConfigError
 from autotune.space import BoundSpace
 
 DUPLICATE = "duplicate"  # settle_unneeded's answer for a configuration already measured
-SPACE_ATTR = "space"  # {optuna name: distribution JSON} of the space the study last ran with
+SPACE_ATTR = "space_searched"  # {optuna name: distribution JSON} of the space the study last ran with
 # what a study measured: the key in ``Runtime.info`` and the campaign key a user changes
 IDENTITY = (("system", "system"), ("filesystem", "target.filesystem"), ("app", "app.name"),
             ("metric", "objective.metric"))

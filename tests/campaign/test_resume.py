@@ -85,6 +85,22 @@ def test_a_resumed_study_finds_its_own_records(make_campaign: Any) -> None:
     assert sorted(p.name for p in (res.runtime.runs_root.parent / "beta").iterdir()) == ["trial-0000", "trial-0001"]
 
 
+def test_an_interrupted_trial_recorded_before_per_study_records_is_found(make_campaign: Any) -> None:
+    import json
+
+    from autotune.campaign._runtime import Runtime
+
+    rt = Runtime.build(load_campaign(make_campaign()).with_overrides(study="alpha"))
+    old = rt.campaign.workdir / "runs" / "trial-0003" / "rep-1"  # where earlier versions kept every study's
+    old.mkdir(parents=True)
+    (old / "job.json").write_text(json.dumps({"job_id": "17", "job_name": "autotune-beta-t3"}))
+    assert rt.previous_run_dir(3, 1) == rt.run_dir(3, 1)  # another study's job: never adopted
+    (old / "job.json").write_text(json.dumps({"job_id": "17", "job_name": "autotune-alpha-t3"}))
+    assert rt.previous_run_dir(3, 1) == old
+    rt.run_dir(3, 1).mkdir(parents=True)  # the study's own record wins
+    assert rt.previous_run_dir(3, 1) == rt.run_dir(3, 1)
+
+
 def run_to_study(path: Path, study: str, trials: int) -> Any:
     c = load_campaign(path)
     return run(path, study=study, budget=c.budget.__class__(trials, None, c.budget.run_timeout))
@@ -255,3 +271,4 @@ def test_a_completed_trial_outside_the_space_is_never_recommended(tmp_path: Path
     assert now is not None and now.number != best.number
     assert now.user_attrs.get("is_default") or low <= now.params["log2(lustre.stripe_size)"] <= high
     assert res.summary["best_trial"] == now.number
+    assert res.study.user_attrs["space"] == "lustre-cray"  # the space's name (read by `autotune hints`) is kept
