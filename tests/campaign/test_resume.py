@@ -266,9 +266,11 @@ def test_a_completed_trial_outside_the_space_is_never_recommended(tmp_path: Path
     data["space"] = {"use": "lustre-cray", "parameters": {"lustre.stripe_size": {
         "type": "pow2", "low": 1 << low, "high": 1 << high, "default": 1 << low}}}
     path.write_text(yaml.safe_dump(data))
-    res = run_to(path, 10)
+    res = run_to(path, 8)  # the budget is spent: nothing runs, the narrowed space alone changes the pick
+    assert res.trials_run_now == 0
     now = best_trial(res.study)
     assert now is not None and now.number != best.number
     assert now.user_attrs.get("is_default") or low <= now.params["log2(lustre.stripe_size)"] <= high
+    assert float(best.value or 0) > float(now.value or 0)  # the old best is still the best value: it was excluded
     assert res.summary["best_trial"] == now.number
     assert res.study.user_attrs["space"] == "lustre-cray"  # the space's name (read by `autotune hints`) is kept
