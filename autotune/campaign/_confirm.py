@@ -39,6 +39,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.campaign._confirmation import MATTERS, Confirmation
+from autotune.campaign._resume import in_space
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
 from autotune.hints import inert, measured_phases
@@ -250,7 +251,7 @@ def top_physical(ranked: Sequence[tuple[int, Config]], default: Config, phases: 
 def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmation | None:
     """Run the confirmation of a finished campaign and store it on the study (``confirmation``)."""
     c = rt.campaign
-    ran = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
            if t.user_attrs.get("ran") and t.value is not None]
     done = [t for t in ran if not t.user_attrs.get("is_default")]
     if not done:

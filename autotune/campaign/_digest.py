@@ -82,11 +82,11 @@ def ran_median(study: optuna.Study, least: int) -> float | None:
     return sum(float(r[0]) for r in rows) / len(rows)
 
 
-def best_ran(study: optuna.Study, maximize: bool,
-             flag: Callable[[float], str | None] | None = None) -> tuple[FrozenTrial | None, dict[int, str]]:
+def best_ran(study: optuna.Study, maximize: bool, flag: Callable[[float], str | None] | None = None,
+             keep: Callable[[FrozenTrial], bool] | None = None) -> tuple[FrozenTrial | None, dict[int, str]]:
     """The really run, completed trial with the best objective-0 value (first of equals) that ``flag`` does not
-    flag, or None; and the better trials ``flag`` flagged (number -> why). Read a page at a time from the top:
-    flagged values are few and sit at the top, so this stays bounded."""
+    flag and ``keep`` keeps, or None; and the better trials ``flag`` flagged (number -> why). Read a page at a
+    time from the top: flagged or left-out values are few and sit at the top, so this stays bounded."""
     db = rdb(study)
     assert db is not None
     order = "DESC" if maximize else "ASC"
@@ -98,9 +98,12 @@ def best_ran(study: optuna.Study, maximize: bool,
                      s=study._study_id, k=_PAGE, o=offset)
         for trial_id, number, value in rows:
             why = flag(float(value)) if flag is not None else None
-            if why is None:
-                return db.get_trial(int(trial_id)), flagged
-            flagged[int(number)] = why
+            if why is not None:
+                flagged[int(number)] = why
+                continue
+            trial = db.get_trial(int(trial_id))
+            if keep is None or keep(trial):
+                return trial, flagged
         if len(rows) < _PAGE:
             return None, flagged
         offset += _PAGE
@@ -130,6 +133,8 @@ class Counts:
     ran_failed: int
     infeasible: int
     time_spent_s: float
+    duplicates: int = 0  # asked trials that repeated a completed configuration (not run: ``duplicate_of``)
+    dropped: int = 0     # queued trials outside the space, dropped on resume (``dropped``)
 
     @property
     def total(self) -> int:
@@ -147,18 +152,26 @@ def counts(study: optuna.Study) -> Counts:
             states[t.state.name] = states.get(t.state.name, 0) + 1
         return Counts(states, sum(t.state == TrialState.COMPLETE for t in ran),
                       sum(t.state == TrialState.FAIL for t in ran), sum(bool(t.user_attrs.get("infeasible")) for t in trials),
-                      sum(float(t.user_attrs.get("duration_s", 0.0)) for t in ran))
+                      sum(float(t.user_attrs.get("duration_s", 0.0)) for t in ran),
+                      sum(t.user_attrs.get("duplicate_of") is not None for t in trials),
+                      sum(bool(t.user_attrs.get("dropped")) for t in trials))
     s = study._study_id
     states = {str(k): int(n) for k, n in _rows(db, "SELECT state, COUNT(*) FROM trials WHERE study_id = :s "
                                                    "GROUP BY state", s=s)}
     ran_by = {str(k): int(n) for k, n in _rows(db, f"SELECT t.state, COUNT(*) FROM trials t {_RAN}"
                                                    "WHERE t.study_id = :s GROUP BY t.state", s=s)}
-    infeasible = _rows(db, "SELECT COUNT(*) FROM trials t JOIN trial_user_attributes a ON a.trial_id = t.trial_id "
-                           "AND a.key = 'infeasible' WHERE t.study_id = :s AND a.value_json NOT IN ('[]', 'false', "
-                           "'null')", s=s)[0][0]
+    infeasible = _attr_count(db, s, "infeasible")
     number = ("CASE WHEN d.value_json ~ '^-?[0-9.]+([eE][-+]?[0-9]+)?$' THEN CAST(d.value_json AS DOUBLE PRECISION) END"
               if db.engine.dialect.name == "postgresql" else "CAST(d.value_json AS REAL)")
     spent = _rows(db, f"SELECT SUM({number}) FROM trials t JOIN trial_user_attributes d ON d.trial_id = t.trial_id "
                       f"AND d.key = 'duration_s' {_RAN}WHERE t.study_id = :s AND t.state IN ('COMPLETE', 'FAIL')",
                   s=s)[0][0]
-    return Counts(states, ran_by.get("COMPLETE", 0), ran_by.get("FAIL", 0), int(infeasible), float(spent or 0.0))
+    return Counts(states, ran_by.get("COMPLETE", 0), ran_by.get("FAIL", 0), infeasible, float(spent or 0.0),
+                  _attr_count(db, s, "duplicate_of"), _attr_count(db, s, "dropped"))
+
+
+def _attr_count(db: optuna.storages.RDBStorage, study_id: int, key: str) -> int:
+    """How many of the study's trials have user attribute ``key`` set to something (not empty, false or null)."""
+    return int(_rows(db, "SELECT COUNT(*) FROM trials t JOIN trial_user_attributes a ON a.trial_id = t.trial_id "
+                         "AND a.key = :key WHERE t.study_id = :s AND a.value_json NOT IN ('[]', 'false', 'null', "
+                         "'\"\"')", s=study_id, key=key)[0][0])

@@ -16,6 +16,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune._storelock import store_lock
+from autotune.campaign import _resume
 from autotune.campaign._config import Campaign
 from autotune.campaign._names import clean_stale_data
 from autotune.campaign._objectives import COST_ATTR, cost_parts, told_values, value_of, worst_values
@@ -33,9 +34,14 @@ from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker
 
 MAX_INFEASIBLE_IN_A_ROW = 1000
+MAX_DUPLICATES_IN_A_ROW = 100  # proposals of configurations already measured: the sampler has nothing new
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 # We record heartbeats ourselves around each trial (campaign._study.heartbeat), with ask/tell.
 warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
+# A queued configuration outside a narrowed space is dropped by _propose (one notice), not warned about.
+warnings.filterwarnings("ignore", message="Fixed parameter .* is out of range", category=UserWarning)
+# CMA-ES does not model constraints; the loop tells a rule-breaking proposal as infeasible and never runs it.
+warnings.filterwarnings("ignore", message="Constraints have been set, but CmaEsSampler", category=UserWarning)
 
 
 @dataclass
@@ -75,6 +81,8 @@ class CampaignLoop:
         self.on_trial = on_trial
         self._queued: tuple[optuna.Study, optuna.Trial, Config, float | None]  # the serial _submit's trial
         self.failure: str | None = None  # why the campaign stopped early (the default failed)
+        self._duplicates = 0  # proposals in a row of configurations already measured
+        self._size: int | None = None  # feasible configurations of a small space (-1: too many to count)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -97,12 +105,17 @@ class CampaignLoop:
     def _set_up_study(self) -> optuna.Study:
         rt = self.rt
         study = open_study(self.c, rt.space)
-        for k, v in rt.info().items():
+        info = rt.info()
+        _resume.check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
+        for k, v in info.items():
             if study.user_attrs.get(k) != v:
                 study.set_user_attr(k, v)
+        _resume.record_space(study, rt.space.distributions())
         interrupted = recover_interrupted(study)
         if interrupted:
             self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
+        for line in _resume.drop_queued_outside(study, rt.space.distributions()):
+            self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
         if not study.get_trials(deepcopy=False):
             study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
                                 skip_if_exists=True)
@@ -116,7 +129,7 @@ class CampaignLoop:
 
     def _clean_stale_data(self) -> None:
         """Kill what an interrupted run left running, then remove this study's own stale data directories."""
-        killed = kill_leftovers(self.c.workdir / "runs")
+        killed = kill_leftovers(self.rt.runs_root)
         if killed:
             self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
         clean_stale_data(self.c.data_root, self.c.study)
@@ -137,7 +150,8 @@ class CampaignLoop:
         try:
             with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
                 n_now, stopped = self._loop(study)
-            finished = stopped in ("trials", "wall_time")
+            # a sampler with nothing new to propose has finished too (a grid is a sweep: nothing to confirm)
+            finished = stopped in ("trials", "wall_time") or (stopped == "exhausted" and c.sampler.get("name") != "grid")
             if finished and c.objective.cost is not None:  # a trade-off: no single winner to confirm
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
                          "the Pareto front, see docs/DESIGN.md)")
@@ -206,8 +220,18 @@ class CampaignLoop:
         return [(trial.number, outcome)]
 
     def _stop(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
-        """Why no new trial starts: the default failed, or a budget is spent (None: go on)."""
-        return "default_failed" if self.failure is not None else self._budget_left(study, started, per_trial)
+        """Why no new trial starts: the default failed, nothing new is proposed, or a budget is spent (None: go on)."""
+        if self.failure is not None:
+            return "default_failed"
+        if self._duplicates >= MAX_DUPLICATES_IN_A_ROW or self._all_measured(study):
+            return "exhausted"
+        return self._budget_left(study, started, per_trial)
+
+    def _all_measured(self, study: optuna.Study) -> bool:
+        """True when a small space's every feasible configuration has completed (nothing new to propose)."""
+        if self._size is None:
+            self._size = _resume.feasible_count(self.rt.space) or -1
+        return self._size > 0 and _resume.completed_configs(study) >= self._size
 
     def _loop(self, study: optuna.Study) -> tuple[int, str]:
         """Keep up to ``parallel`` trials in flight until the budget is spent; tell them as they finish."""
@@ -222,6 +246,11 @@ class CampaignLoop:
                 while stop is None and len(pending) < self.parallel:
                     proposed = self._propose(study)
                     if proposed is None:
+                        if self._duplicates >= MAX_DUPLICATES_IN_A_ROW:
+                            self.say(f"stopping: the last {self._duplicates} proposals were all configurations "
+                                     "already measured (nothing new for this sampler)")
+                            stop = "exhausted"
+                            continue
                         infeasible_row += 1
                         if infeasible_row >= MAX_INFEASIBLE_IN_A_ROW:
                             raise AutotuneError(f"{infeasible_row} proposals in a row broke the rules: the space leaves "
@@ -257,9 +286,19 @@ class CampaignLoop:
         return True
 
     def _propose(self, study: optuna.Study) -> tuple[optuna.Trial, Config] | None:
-        """Ask for a configuration; one that breaks a rule (or a duplicate default) is told and gives None."""
+        """Ask for a configuration; one that breaks a rule, lies outside the space (queued before it was narrowed),
+        was already measured, or is a duplicate default is told and gives None (never run, not counted)."""
         rt = self.rt
-        trial = study.ask(fixed_distributions=rt.space.distributions())
+        distributions = rt.space.distributions()
+        trial = study.ask(fixed_distributions=distributions)
+        unneeded = _resume.settle_unneeded(study, trial, distributions)
+        if unneeded is not None:
+            if unneeded == _resume.DUPLICATE:
+                self._duplicates += 1
+            else:
+                self.say(f"resume: {unneeded}")
+            return None
+        self._duplicates = 0
         config = rt.space.from_optuna(trial.params)
         violations = rt.space.violations(config)
         # one constraint for all rules (the names of broken ones go to a user attribute): a GP sampler

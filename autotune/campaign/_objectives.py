@@ -14,6 +14,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.campaign._cost import CostObjective, CostParts, Point, pareto, recommend
+from autotune.campaign._resume import in_space
 from autotune.measure import aggregate
 
 if TYPE_CHECKING:
@@ -106,9 +107,11 @@ def front(study: optuna.Study, rule: CostObjective) -> list[Point]:
 
 
 def recommended(study: optuna.Study, rule: CostObjective | None = None) -> FrozenTrial | None:
-    """The trial recommended under the cost rule (the study's own unless ``rule`` is given)."""
+    """The trial recommended under the cost rule (the study's own unless ``rule`` is given), among the trials
+    inside the space the study last ran with."""
     r = cost_rule(study, rule)
     if r is None:
         return None
-    pick = recommend(points(study), r, maximizes(study))
+    eligible = {t.number for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))}
+    pick = recommend([p for p in points(study) if p.number in eligible], r, maximizes(study))
     return study.get_trials(deepcopy=False)[pick.number] if pick is not None else None

@@ -8,6 +8,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.campaign._objectives import value_of
+from autotune.campaign._resume import in_space
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import run_trial
 
@@ -17,7 +18,7 @@ def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) 
     from autotune.optimize import Candidate, remeasure
 
     c = rt.campaign
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    done = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
             if t.user_attrs.get("ran") and value_of(t) is not None]
     by_number = {t.number: t for t in done}
     cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from dataclasses import dataclass, field
@@ -11,11 +12,11 @@ from typing import Any
 import optuna
 
 from autotune.campaign._config import Campaign
-from autotune.campaign._names import data_dir_name
+from autotune.campaign._names import check_study_name, data_dir_name
 from autotune.campaign._reach import unreachable
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
-from autotune.launch import BaseLauncher, get_launcher
+from autotune.launch import BaseLauncher, get_launcher, job_name_of
 from autotune.measure import BaseExtractor, get_extractor
 from autotune.space import BoundSpace, Config
 
@@ -67,8 +68,28 @@ class Runtime:
     def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config:
         return self.space.from_optuna(trial.params)
 
+    @property
+    def runs_root(self) -> Path:
+        """This study's run records: ``<workdir>/runs/<study>`` (studies sharing a work directory never mix)."""
+        return self.campaign.workdir / "runs" / check_study_name(self.campaign.study)
+
     def run_dir(self, number: int, repetition: int) -> Path:
-        return self.campaign.workdir / "runs" / f"trial-{number:04d}" / f"rep-{repetition}"
+        return self.runs_root / f"trial-{number:04d}" / f"rep-{repetition}"
+
+    def previous_run_dir(self, number: int, repetition: int) -> Path:
+        """The run directory of interrupted trial ``number``: this study's, or ``runs/trial-NNNN/rep-R`` where
+        versions before per-study records kept it, when the Slurm job recorded there (job.json) is this
+        study's (so a job submitted before an upgrade is adopted, never submitted twice)."""
+        path = self.run_dir(number, repetition)
+        old = self.campaign.workdir / "runs" / f"trial-{number:04d}" / f"rep-{repetition}"
+        if path.exists() or not old.is_dir():
+            return path
+        try:
+            meta = json.loads((old / "job.json").read_text())
+        except (OSError, ValueError):
+            return path
+        mine = isinstance(meta, dict) and meta.get("job_name") == job_name_of(self.campaign.study, number)
+        return old if mine else path
 
     def data_dir(self, number: int, repetition: int) -> Path:
         return self.campaign.data_root / data_dir_name(self.campaign.study, number, repetition)

@@ -56,11 +56,17 @@ def prepare_workdir(workdir: Path) -> None:
 
 
 def check_sqlite(path: Path, what: str) -> None:
-    """A store file that exists must be an intact SQLite database (read-only check, nothing written)."""
+    """A store file that exists must be an intact SQLite database (read-only check, nothing written).
+
+    A hot journal beside it (a writer killed mid-transaction) cannot be rolled back by a read-only connection
+    ("attempt to write a readonly database"): then the check opens it read-write, and SQLite's own crash
+    recovery rolls the unfinished transaction back (sqlite.org/atomiccommit.html, "Hot Rollback Journals")."""
     if not path.exists() or path.stat().st_size == 0:
         return
+    journal = path.with_name(path.name + "-journal")
+    mode = "rw" if journal.is_file() and journal.stat().st_size > 0 else "ro"
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode={mode}", uri=True,
                                                 timeout=_storelock.SQLITE_BUSY_S)) as db:
             row = db.execute("PRAGMA quick_check").fetchone()
     except sqlite3.OperationalError as exc:

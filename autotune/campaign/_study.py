@@ -21,6 +21,7 @@ from autotune.campaign._config import Campaign
 from autotune.campaign._cost import CostObjective
 from autotune.campaign._digest import best_ran, first_flagged, ran_median, rdb
 from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
+from autotune.campaign._resume import in_space
 from autotune.errors import ConfigError
 from autotune.measure import MIN_TRIALS, implausible_given
 from autotune.optimize import make_sampler
@@ -54,6 +55,9 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
     except ValueError as exc:
         raise ConfigError(f"study {c.study!r}: {exc}") from None
     _check_directions(c, study, wanted)
+    history = len(study.get_trials(deepcopy=False))
+    if history and c.sampler.get("seed") is not None:  # resumed: continue the seeded sequence, never replay it
+        study.sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted), history)
     if c.objective.cost is not None and study.user_attrs.get(COST_ATTR) != c.objective.cost.rule():
         stored = study.user_attrs.get(COST_ATTR) or {}
         if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
@@ -134,16 +138,17 @@ def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
 
 
 def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> FrozenTrial | None:
-    """The best feasible completed trial whose value is plausible (``measure.implausible``), or None; with two
-    objectives the trial recommended under the cost rule (``cost``, else the study's own:
-    ``campaign._objectives.recommended``)."""
+    """The best feasible completed trial whose value is plausible (``measure.implausible``) and that lies inside
+    the space the study last ran with (``_resume.in_space``), or None; with two objectives the trial recommended
+    under the cost rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
     if is_multi(study):
         return recommended(study, cost)
     if rdb(study) is not None:  # bounded queries instead of reading every trial (campaign/_digest.py)
-        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)))[0]
+        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)),
+                        keep=lambda t: bool(in_space(study, [t])))[0]
     done = _done(study)
     flagged = implausible_trials(study, done)
-    done = [t for t in done if t.number not in flagged]
+    done = in_space(study, [t for t in done if t.number not in flagged])
     if not done:
         return None
     pick = max if maximizes(study) else min

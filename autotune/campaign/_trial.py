@@ -89,7 +89,7 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
             campaign=c.study, trial=number, repetition=r, app=c.app, system=c.system, fs=c.fs, config=config,
             settings=settings, run_dir=rt.run_dir(number, r), data_dir=rt.data_dir(number, r),
             timeout=c.budget.run_timeout, seed=zlib.crc32(f"{c.study}/{number}/{r}".encode()), is_default=is_default,
-            previous_run_dir=rt.run_dir(retry_of, r) if retry_of is not None else None,
+            previous_run_dir=rt.previous_run_dir(retry_of, r) if retry_of is not None else None,
         )
         for r in range(repeats)
     ]

@@ -50,7 +50,9 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     print(f"study {c.study} in {c.storage}")
     print(f"trials: {n.ran_complete + n.ran_failed} finished ({n.ran_complete} complete, {n.ran_failed} failed), "
           f"{len(running)} running" + (f" (trial {shown})" if running else "")
-          + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run)")
+          + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run)"
+          + (f", {n.duplicates} repeated a completed configuration (not run)" if n.duplicates else "")
+          + (f", {n.dropped} queued outside the space (dropped)" if n.dropped else ""))
     from autotune.campaign._preflight import pending_lines
 
     for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why

@@ -86,8 +86,13 @@ class RepFiles:
 
 
 def job_name(first: RunRequest) -> str:
+    """The Slurm job name of ``first``'s trial: ``job_name_of(campaign, trial)``."""
+    return job_name_of(first.campaign, first.trial)
+
+
+def job_name_of(campaign: str, trial: int) -> str:
     """``autotune-<campaign>-t<trial>``, only letters, digits, ``_.-``, at most 64 characters."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{first.campaign}-t{first.trial}")[:64]
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"autotune-{campaign}-t{trial}")[:64]
 
 
 def sbatch_lines(first: RunRequest, options: Mapping[str, Any], time_limit: float, log_dir: Path) -> list[str]:

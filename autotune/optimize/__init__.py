@@ -11,6 +11,7 @@ from autotune.optimize._samplers import (
     SINGLE_OBJECTIVE_ONLY,
     AskTellGridSampler,
     make_sampler,
+    resume_seed,
     sampler_for,
 )
 from autotune.optimize._start import PRIOR_TOP, initial_configs, prior_spec
@@ -20,5 +21,5 @@ __all__ = [
     "DEFAULT_MARGIN", "DEFAULT_SAMPLER", "PRIOR_TOP", "SAMPLERS", "SINGLE_OBJECTIVE_ONLY", "AskTellGridSampler",
     "AutotuneSampler", "Candidate", "GASampler", "RepetitionPolicy", "add_history", "candidates", "coordinate_ascent",
     "initial_configs", "load_source", "make_sampler", "model_metric", "model_ranked", "prior_spec", "recommend",
-    "remeasure", "sampler_for", "scaled_constants", "warm_configs", "warm_start",
+    "remeasure", "resume_seed", "sampler_for", "scaled_constants", "warm_configs", "warm_start",
 ]

@@ -8,6 +8,7 @@ common keys (seed, startup_trials, options) once and calls it.
 from __future__ import annotations
 
 import importlib.util
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -144,11 +145,19 @@ def sampler_for(spec: dict[str, Any], objectives: int) -> tuple[dict[str, Any], 
             "multi-objective mode instead")
 
 
+def resume_seed(seed: int, history: int) -> int:
+    """The seed of a sampler resumed on a study holding ``history`` trials: ``seed`` itself for a fresh study
+    (a run from the same start is reproduced), else a 31-bit value derived from both, so that a resumed
+    seeded sampler continues with new draws instead of replaying the sequence it started with."""
+    return seed if history <= 0 else zlib.crc32(f"{seed}/resumed-after/{history}".encode()) & 0x7FFFFFFF
+
+
 def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = None, maximize: bool = True,
-                 objectives: int = 1) -> optuna.samplers.BaseSampler:
+                 objectives: int = 1, history: int = 0) -> optuna.samplers.BaseSampler:
     """Build the sampler ``spec['name']`` with ``seed``, ``startup_trials`` and extra ``options``; ``metric`` and
     ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop (for ``objectives`` > 1
-    the autotune sampler falls back to TPE: ``sampler_for``)."""
+    the autotune sampler falls back to TPE: ``sampler_for``). ``history``: trials already in the study, for
+    ``resume_seed``."""
     from autotune.optimize._start import prior_spec
 
     spec = sampler_for(spec, objectives)[0]
@@ -157,6 +166,8 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = N
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
+    if seed is not None:
+        seed = resume_seed(seed, history)
     try:
         return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {}),
                                    prior_spec(spec), metric, maximize))

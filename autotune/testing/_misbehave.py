@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -87,3 +89,23 @@ def kill_all(pids: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def kill_9_repeatedly(cmd: list[str], marker: str, rng: random.Random, kills: int,
+                      pause: tuple[float, float]) -> int:
+    """Start ``cmd`` and ``kill -9`` it (its own process only: what it started stays for the resume to find)
+    at a random moment (``pause`` seconds) once a new process whose environment holds ``marker`` runs;
+    ``kills`` times, fewer when it finishes first. Returns how many kills."""
+    killed = 0
+    for _ in range(kills):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        # a random moment once an app of this campaign runs (start-up alone takes seconds here)
+        before = set(processes_with(marker))  # daemons of killed runs, until the resume kills them
+        wait_for(lambda p=proc, b=before: p.poll() is not None or bool(set(processes_with(marker)) - b), 60)
+        time.sleep(rng.uniform(*pause))
+        if proc.poll() is not None:
+            break  # it finished before the kill
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        killed += 1
+    return killed

@@ -110,7 +110,7 @@ def test_status_export_and_run_directory_after_a_short_campaign(make_campaign: A
     assert main(["export", str(path), "--format", "mpich"]) == 2
     err = capsys.readouterr().err
     assert "MPICH_MPIIO_HINTS is read only by Cray MPICH" in err and "use --format romio" in err
-    command = (path.parent / "work" / "runs" / "trial-0001" / "rep-0" / "command.txt").read_text()
+    command = (path.parent / "work" / "runs" / "fake" / "trial-0001" / "rep-0" / "command.txt").read_text()
     assert "AUTOTUNE_TRIAL=1" in command and "ROMIO_PRINT_HINTS=1" in command and "fake_app.py" in command
 
 

@@ -73,6 +73,7 @@ def test_configurations_that_break_a_rule_are_never_run(make_campaign: Any, tmp_
     space.write_text(
         "name: tiny\nparameters:\n  mpiio.cb_nodes: {type: pow2, low: 1, high: 4, default: 1}\n"
         "  mpiio.romio_cb_write: {type: categorical, choices: [automatic, enable, disable]}\n"
+        "  mpiio.romio_ds_write: {type: categorical, choices: [automatic, enable, disable]}\n"
         "rules:\n  - {name: at_most_two, rule: 'mpiio.cb_nodes <= 2'}\n")
     res = run(make_campaign(space=str(space), budget={"trials": 8}, sampler={"name": "random", "seed": 0}))
     ran = ran_trials(res.study)

@@ -65,7 +65,7 @@ def test_persistent_campaign_runs_its_three_kinds_of_job(tmp_path: Path) -> None
     create = (tmp_path / "w" / "bb-persistent" / "create.sh").read_text()
     assert "#BB create_persistent name=t1 capacity=164GiB access=striped type=scratch" in create
     assert "#BB destroy_persistent name=t1" in (tmp_path / "w" / "bb-persistent" / "destroy.sh").read_text()
-    runs = sorted((tmp_path / "w" / "runs").glob("trial-*/rep-0"))
+    runs = sorted((tmp_path / "w" / "runs" / "persist").glob("trial-*/rep-0"))
     assert len(runs) == 2
     for n, run in enumerate(runs):
         job = (run / "job.sh").read_text()

@@ -79,7 +79,7 @@ def test_killed_campaign_with_a_running_job_does_not_submit_it_twice(tmp_path: P
     db = tmp_path / "w" / "optuna.db"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if (tmp_path / "w" / "runs" / "trial-0001" / "rep-0" / "job.json").exists():
+        if (tmp_path / "w" / "runs" / name / "trial-0001" / "rep-0" / "job.json").exists():
             break
         time.sleep(0.2)
     else:

@@ -74,7 +74,7 @@ def test_sigterm_while_the_job_is_pending_leaves_the_queue_empty(tmp_path: Path)
     name = f"term{os.getpid()}"
     path = _campaign(tmp_path, name, ranks=1, launcher={"sbatch_args": ["--begin=now+1hour"]})
     proc = subprocess.Popen([*CLI, "tune", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    job_json = tmp_path / "w" / "runs" / "trial-0000" / "rep-0" / "job.json"
+    job_json = tmp_path / "w" / "runs" / name / "trial-0000" / "rep-0" / "job.json"
     deadline = time.monotonic() + 60
     while not (job_json.exists() and _queued(name)) and time.monotonic() < deadline:
         time.sleep(0.2)

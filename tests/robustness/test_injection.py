@@ -127,7 +127,8 @@ def test_campaign_with_hostile_value_prints_only_inert_snippets(tmp_path: Path) 
     tuned = run_cli("tune", str(path))
     assert_clean(tuned)
     assert tuned.rc == 0, tuned.err
-    seen = [json.loads(p.read_text()) for p in (tmp_path / "work" / "runs").glob("trial-*/rep-*/hints-seen.json")]
+    runs = tmp_path / "work" / "runs" / "inject"  # this study's run records
+    seen = [json.loads(p.read_text()) for p in runs.glob("trial-*/rep-*/hints-seen.json")]
     assert seen and all(f"cb_config_list {value}" in h for h in seen)  # one line, literal, in every run
     block = tuned.out.split("hints to paste into your job script:\n", 1)[1].split("\nstorage:", 1)[0]
     pasted = "\n".join(ln[2:] for ln in block.splitlines())

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -19,7 +17,7 @@ from optuna.trial import TrialState
 from autotune.campaign import load_campaign
 from autotune.campaign._names import data_dir_re
 from autotune.campaign._study import ran_trials
-from autotune.testing._misbehave import kill_all, processes_with, wait_for, write_campaign
+from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
 
 # Sleeps a random moment, sometimes leaves a detached daemon behind, writes into its data directory.
 APP = """
@@ -60,19 +58,8 @@ def test_kill_9_loop(tmp_path: Path) -> None:
                           objective={"repeats": 2}, app={"env": {"LOOP_MARK": mark, "LOOP_SALT": str(seed)}})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
     c = load_campaign(path)
-    killed = 0
     try:
-        for _ in range(KILLS):
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-            # a random moment once an app of this campaign runs (start-up alone takes seconds here)
-            before = set(processes_with(f"LOOP_MARK={mark}"))  # daemons of killed runs, until the resume kills them
-            wait_for(lambda p=proc, b=before: p.poll() is not None or bool(set(processes_with(f"LOOP_MARK={mark}")) - b), 60)
-            time.sleep(rng.uniform(0.0, 1.5))
-            if proc.poll() is not None:
-                break  # it finished before the kill
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-            killed += 1
+        killed = kill_9_repeatedly(cmd, f"LOOP_MARK={mark}", rng, KILLS, (0.0, 1.5))
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, f"seed {seed}: {out.stderr}"
         left = processes_with(f"LOOP_MARK={mark}")
@@ -95,5 +82,6 @@ def test_kill_9_loop(tmp_path: Path) -> None:
     assert all(p.read_text() == rel for p, rel in others.items()), f"seed {seed}: another campaign's data touched"
     mine = data_dir_re("loop")
     assert not [p.name for p in (tmp_path / "target").iterdir() if mine.fullmatch(p.name)], f"seed {seed}: stale data"
-    assert not list((c.workdir / "runs").glob("*/*/process.json"))
+    runs = c.workdir / "runs" / "loop"  # this study's run records
+    assert runs.is_dir() and not list(runs.glob("*/*/process.json"))
     print(f"kill loop: seed {seed}, {killed} kills, {len(interrupted)} interrupted trials, states {dict(states)}")

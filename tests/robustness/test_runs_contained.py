@@ -138,8 +138,9 @@ def test_killed_campaign_leftovers_are_killed_on_resume(tmp_path: Path, marker: 
     assert out.returncode == 0, out.stderr
     assert "resume: killed 1 process(es) left running by an interrupted run" in out.stdout
     assert processes_with(marker) == []
-    runs = load_campaign(path).workdir / "runs"
-    assert not list(runs.glob("*/*/process.json"))
+    c = load_campaign(path)
+    runs = c.workdir / "runs" / c.study
+    assert runs.is_dir() and not list(runs.glob("*/*/process.json"))
 
 
 def _our_zombies() -> list[int]:

@@ -149,7 +149,8 @@ def test_full_disk_stops_cleanly_and_resumes(tmp_path: Path, tmpfs: Path) -> Non
     work = tmpfs / "work"
     data = model_campaign(work, tracking={"enabled": True}, launcher={"name": "local"}, system="local",
                           target={"filesystem": "disk", "path": str(tmpfs / "data")},
-                          space={"use": "local-romio", "only": ["mpiio.romio_cb_write"]}, sampler={"name": "random"},
+                          space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.romio_ds_write",
+                                                                "mpiio.cb_buffer_size"]}, sampler={"name": "random"},
                           budget={"trials": 12, "run_timeout": "30s"})
     data["app"] = {"command": [sys.executable, str(app), str(tmpfs)], "mpiexec": False, "ranks": 2,
                    "metric": {"extractor": "json"}, "pattern": {"bytes_per_rank": "1MiB", "library": "mpiio"}}

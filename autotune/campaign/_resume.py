@@ -1,0 +1,156 @@
+"""What a resumed study keeps and what it leaves behind.
+
+A study has an identity: the system, the file system it was measured on, the application and the metric.
+A campaign that names another one is refused (its measurements would not carry over). The space may change
+between runs (narrowed, widened): the study records the space it last ran with (user attribute ``space_searched``),
+queued trials outside it are dropped with a notice, and completed trials outside it are kept but never
+recommended (``in_space``). A resumed sampler continues rather than replays: see ``resume_seed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import optuna
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+    distribution_to_json,
+    json_to_distribution,
+)
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.errors import ConfigError
+from autotune.space import BoundSpace
+
+DUPLICATE = "duplicate"  # settle_unneeded's answer for a configuration already measured
+SPACE_ATTR = "space_searched"  # {optuna name: distribution JSON} of the space the study last ran with
+# what a study measured: the key in ``Runtime.info`` and the campaign key a user changes
+IDENTITY = (("system", "system"), ("filesystem", "target.filesystem"), ("app", "app.name"),
+            ("metric", "objective.metric"))
+
+
+def check_identity(study: optuna.Study, info: Mapping[str, Any]) -> None:
+    """Refuse (one line naming both values) a campaign whose target, app or metric differs from the study's."""
+    if not study.get_trials(deepcopy=False):
+        return  # nothing measured yet: the study takes the campaign's identity
+    for key, label in IDENTITY:
+        had = study.user_attrs.get(key)
+        if had is not None and had != info.get(key):
+            raise ConfigError(f"study {study.study_name!r} was measured with {label} {had!r}, the campaign says "
+                              f"{info.get(key)!r}: its results do not carry over; use another --study "
+                              "(or set the campaign back)")
+
+
+def record_space(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> None:
+    """Store the space this run searches on the study (read by ``in_space``)."""
+    value = {name: distribution_to_json(d) for name, d in distributions.items()}
+    if study.user_attrs.get(SPACE_ATTR) != value:
+        study.set_user_attr(SPACE_ATTR, value)
+
+
+def _within(d: BaseDistribution, value: Any) -> bool:
+    if isinstance(d, CategoricalDistribution):
+        return value in d.choices
+    if isinstance(d, IntDistribution | FloatDistribution) and isinstance(value, int | float):
+        if not d.low <= value <= d.high:
+            return False
+        return d.step is None or abs((value - d.low) / d.step - round((value - d.low) / d.step)) < 1e-9
+    return False
+
+
+def outside(params: Mapping[str, Any], distributions: Mapping[str, BaseDistribution]) -> list[str]:
+    """``name=value`` of each parameter of ``params`` that the space does not contain (or no longer searches)."""
+    return [f"{k}={v}" for k, v in sorted(params.items())
+            if k not in distributions or not _within(distributions[k], v)]
+
+
+def stored_space(study: optuna.Study) -> dict[str, BaseDistribution] | None:
+    """The space the study last ran with, or None (a study recorded before spaces were kept)."""
+    raw = study.user_attrs.get(SPACE_ATTR)
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return {str(k): json_to_distribution(v) for k, v in raw.items()}
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def in_space(study: optuna.Study, trials: list[FrozenTrial]) -> list[FrozenTrial]:
+    """The trials a recommendation may name: those inside the space the study last ran with.
+
+    The default trial always qualifies: it applies no searched setting (``Runtime.settings_for``)."""
+    space = stored_space(study)
+    if space is None:
+        return trials
+    return [t for t in trials if t.user_attrs.get("is_default") or not outside(t.params, space)]
+
+
+def drop_queued_outside(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> list[str]:
+    """Fail the queued (WAITING) trials whose fixed configuration lies outside the space (a value out of range,
+    or a parameter no longer searched); one line each."""
+    dropped = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+        fixed = t.system_attrs.get("fixed_params")
+        bad = outside(fixed, distributions) if isinstance(fixed, dict) else []
+        if bad and not t.user_attrs.get("is_default"):  # the default applies no searched setting: it runs
+            _drop_queued(study, t._trial_id, f"queued configuration outside the current space ({', '.join(bad)})")
+            dropped.append(f"trial {t.number}: {', '.join(bad)}")
+    return dropped
+
+
+def _drop_queued(study: optuna.Study, trial_id: int, why: str) -> None:
+    """Fail a queued trial that must never run, recording why; it does not count toward the budget."""
+    # Optuna has no public call to finish a queued trial: the storage's (as for interrupted trials)
+    study._storage.set_trial_user_attr(trial_id, "dropped", why)
+    study._storage.set_trial_state_values(trial_id, TrialState.FAIL)
+
+
+def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Mapping[str, BaseDistribution]) -> str | None:
+    """Tell an asked trial that must not run and say why; None when it runs.
+
+    Queued with values outside the space (by a worker that still had the old space): failed, with a notice.
+    A configuration already completed (e.g. a seeded sequence from before a resume): failed with
+    ``duplicate_of`` naming its twin, never run, not counted (``DUPLICATE``); failed, not told the twin's
+    values, so no sampler sees one measurement twice. The default configuration always runs (it applies no
+    searched setting), and so does the retry of an interrupted trial (it may adopt the attempt's Slurm job)."""
+    if trial.user_attrs.get("is_default"):
+        return None
+    bad = outside(trial.params, distributions)
+    if bad:
+        trial.set_user_attr("dropped", f"queued configuration outside the current space ({', '.join(bad)})")
+        study.tell(trial, state=TrialState.FAIL)
+        return f"queued trial {trial.number}: {', '.join(bad)}: outside the current space, dropped"
+    twin = None if trial.user_attrs.get("retry_of") is not None else completed_twin(study, trial.params)
+    if twin is None:
+        return None
+    trial.set_user_attr("duplicate_of", twin.number)
+    study.tell(trial, state=TrialState.FAIL)
+    return DUPLICATE
+
+
+def completed_twin(study: optuna.Study, params: Mapping[str, Any]) -> FrozenTrial | None:
+    """The first completed trial that ran exactly ``params`` (the same Optuna parameters), or None.
+
+    The default trial is nobody's twin: it set nothing (``Runtime.settings_for``), a proposal with the same
+    values sets them explicitly, and both are worth measuring."""
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if t.user_attrs.get("ran") and not t.user_attrs.get("is_default") and t.params == params and t.values:
+            return t
+    return None
+
+
+def feasible_count(space: BoundSpace, limit: int = 4096) -> int | None:
+    """How many feasible configurations ``space`` holds, when it is small enough to count exactly (else None)."""
+    if any(len(p.values()) >= 64 for p in space.active) or space.size() > limit:
+        return None  # values thinned, or too many to enumerate at every start
+    return sum(1 for _ in space.grid())
+
+
+def completed_configs(study: optuna.Study) -> int:
+    """Distinct configurations completed by non-default trials that ran."""
+    return len({tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                if t.user_attrs.get("ran") and not t.user_attrs.get("is_default")})
