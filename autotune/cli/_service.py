@@ -188,7 +188,7 @@ def _app_hints(args: argparse.Namespace) -> int:
     try:
         from autotune.campaign import make_storage
 
-        found = bounded(lambda: app_hints(make_storage(storage), args.campaign, args.system),
+        found = bounded(lambda: app_hints(make_storage(storage, fast=True), args.campaign, args.system),
                         _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
         return hints_defaults(str(exc))

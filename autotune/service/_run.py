@@ -34,8 +34,8 @@ def _open(rt: Any, create: bool) -> optuna.Study:
         attrs = study.user_attrs  # one query (the property reads the store on every access)
         if all(attrs.get(k) == v for k, v in rt.info().items()):
             return study
-    except ConfigError as exc:
-        if "not found" not in str(exc):
+    except ConfigError as exc:  # no store, no tables yet (another job is creating them) or no study: set up below
+        if "not found" not in str(exc) and "no study tables found" not in str(exc):
             raise
     with store_lock(c.storage, "study-setup"):
         study = open_study(c, rt.space)
@@ -129,7 +129,7 @@ def do_hints(rt: Any, timeout: float) -> Known | None:
         db = sqlite_path(c.storage)
         if db is not None and not db.is_file():
             return None  # nothing recorded yet (and no empty database left behind)
-        storage = make_storage(c.storage)
+        storage = make_storage(c.storage, fast=True)  # set up already: no schema check (a quarter second of CPU)
         return best_known(storage, c.study, c.app.name, c.system.name, c.app.pattern.as_dict(), c.space.name,
                           lambda t: _feasible(rt, t))
 

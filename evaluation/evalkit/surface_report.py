@@ -188,7 +188,7 @@ def gain_lines(records: list[dict[str, Any]]) -> list[str]:
     for r in records:
         if r.get("gain"):
             proven[r["truth"]].append(r["gain"]["proven"])
-    out += ["", "Proven (the confirmation's one-sided 95% lower bound above zero), per surface: "
+    out += ["", "Proven (the confirmation of the code that made the records showed a gain above zero at 95%), per surface: "
             + ", ".join(f"{t} {np.mean(v):.0%}" for t, v in sorted(proven.items()))]
     return out
 

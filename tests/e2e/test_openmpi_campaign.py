@@ -61,7 +61,7 @@ def test_a_campaign_runs_and_records_what_took_effect(tmp_path: Path, mpi: str, 
                                                                                  "not verifiable"}
         assert all(v["how"] for v in verification.values())
         assert t.user_attrs["hints_took_effect"] in (True, False, None)
-        command = (Path(c.workdir) / "runs" / f"trial-{t.number:04d}" / "rep-0" / "command.txt").read_text()
+        command = (Path(c.workdir) / "runs" / c.study / f"trial-{t.number:04d}" / "rep-0" / "command.txt").read_text()
         if mpi == "openmpi":
             assert "OMPI_MCA_io=" in command  # every Open MPI trial names its io component
             # a ROMIO hint is never claimed in effect while OMPIO runs
