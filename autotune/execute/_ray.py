@@ -110,7 +110,7 @@ class RayExecutor(BaseExecutor):
             else:
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
                 path = os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)
-                os.environ["PYTHONPATH"] = path  # workers import the caller's modules (evaluation/)
+                os.environ["PYTHONPATH"] = path  # workers import the caller's modules (experiments/evaluation/)
                 res = {**local_resources(), **{r: 1.0 for r in needed if r}, **self.extra_resources}
                 ray.init(num_cpus=self.num_cpus, resources=res, include_dashboard=False, log_to_driver=False,
                          configure_logging=False, _node_ip_address=LOOPBACK, dashboard_host=LOOPBACK,

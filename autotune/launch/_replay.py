@@ -1,6 +1,6 @@
 """The replay launcher: a repetition is drawn from a recorded sweep instead of being run.
 
-A recording is a CSV (``evaluation/surfaces/*.csv``; ``python -m evaluation.surfaces.sweep`` makes them with
+A recording is a CSV (``experiments/evaluation/surfaces/*.csv``; ``python -m experiments.evaluation.surfaces.sweep`` makes them with
 grid campaigns) with ``#``-comment header lines (``# metric: NAME`` names the measured metric) and the
 columns ``config`` (``name=value;...`` sorted by name), ``value`` (empty for a failed run) and optionally
 ``wall_s``. ``run`` draws one of the configuration's recorded repetitions (seeded by the campaign, the

@@ -73,7 +73,7 @@ class SlurmLauncher(SlurmBookkeeping):
 
     Options: mode, partition, account, qos, constraint (default: the system profile's ``scheduler``),
     time_limit (per job; default: the request's, else the repetitions' timeouts + 60 s), nodes,
-    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``autotune/data/launchers/``),
+    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``launchers/``),
     stage_in, stage_out, skip_lfs, dw_job_striped, python, poll_interval (s), grace (s past the limit before
     we ``scancel``), allocation_time (step mode), queue_wait (the longest a job or allocation may stay pending;
     default: no limit). A pending reason that cannot clear fails the trial at once (``_slurmqueue``).

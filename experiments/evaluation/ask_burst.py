@@ -2,10 +2,10 @@
 then ``tell`` together; does every job get its own trial or a fallback within the bound, and is every tell
 recorded exactly once?
 
-    .venv/bin/python -m evaluation.ask_burst --store postgresql --trials 10000 --jobs 50
+    .venv/bin/python -m experiments.evaluation.ask_burst --store postgresql --trials 10000 --jobs 50
 
 Each job is its own process, forked after the imports and released by a barrier (as
-``evaluation/service_load.py`` does): on a cluster each job starts Python on its own node, whereas 50
+``experiments/evaluation/service_load.py`` does): on a cluster each job starts Python on its own node, whereas 50
 interpreters starting on this 2-core machine would measure the machine, not the store and the service
 (``--processes`` measures that too: real ``autotune ask`` command lines). The jobs use the default store
 timeout (10 s for ``ask``, 30 s for ``tell``): a job the store does not answer in time runs the last
@@ -33,7 +33,7 @@ import optuna
 
 from autotune.testing import fresh_postgres_database, grow_study, production_campaign
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 
 def _forked(rt: Any, what: str, i: int, ref: str, barrier: Any, out: Any) -> None:
@@ -111,7 +111,7 @@ def burst(campaign: Path, url: str, trials: int, jobs: int, real: bool) -> dict[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.ask_burst", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.ask_burst", description=__doc__.split("\n")[0])
     ap.add_argument("--store", choices=["sqlite", "postgresql"], default="postgresql")
     ap.add_argument("--trials", type=int, default=10000)
     ap.add_argument("--jobs", type=int, default=50)

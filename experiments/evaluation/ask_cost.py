@@ -1,7 +1,7 @@
 """What one ``autotune ask`` and one ``autotune tell`` cost a compute node: CPU seconds and wall time of
 the real command-line processes (Python start-up, imports, opening the store, the work), one at a time.
 
-    .venv/bin/python -m evaluation.ask_cost --pairs 5
+    .venv/bin/python -m experiments.evaluation.ask_cost --pairs 5
 
 Stores: a SQLite file, the PostgreSQL server directly (a new database), and the same database through
 Optuna's gRPC storage proxy (``autotune store serve``), where the job imports neither SQLAlchemy nor
@@ -26,7 +26,7 @@ import yaml
 
 from autotune.testing import fresh_postgres_database, production_campaign
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 
 def _run(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
@@ -67,7 +67,7 @@ def _free_port() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.ask_cost", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.ask_cost", description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--stores", nargs="+", default=["sqlite", "postgresql", "grpc"], choices=["sqlite", "postgresql", "grpc"])
     ap.add_argument("--server", default=os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432"))

@@ -1,7 +1,7 @@
 """What ``ask``, ``tell``, ``hints`` and ``status`` cost as a production study grows to 1k, 10k and 100k trials,
 on SQLite and PostgreSQL, side by side with the code path before bounded reads (``--old REV``).
 
-    .venv/bin/python -m evaluation.ask_scale --sizes 1000 10000 100000 --pairs 3 --old 0d3f30d --old-sizes 1000 10000
+    .venv/bin/python -m experiments.evaluation.ask_scale --sizes 1000 10000 100000 --pairs 3 --old 0d3f30d --old-sizes 1000 10000
 
 The study is set up by a real ``ask``/``tell``; its history is then bulk-created in Optuna's own tables
 (completed production trials with random configurations of the space and values around 1 GiB/s, exactly
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from autotune.testing import fresh_postgres_database, grow_study, production_campaign
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 COMMANDS = ("ask best", "ask explore", "tell", "hints", "status")
 
 
@@ -80,7 +80,7 @@ def old_tree(rev: str, into: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.ask_scale", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.ask_scale", description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--stores", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])

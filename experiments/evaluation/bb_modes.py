@@ -2,7 +2,7 @@
 process, and today's tiers (Theta's node SSDs vs its Lustre; Rabbit xfs vs lustre vs the site Lustre).
 
 Model predictions only (no machine here has these tiers): they show the trade each mechanism encodes
-(docs/model.md), not a validation. Run: .venv/bin/python -m evaluation.bb_modes
+(docs/model.md), not a validation. Run: .venv/bin/python -m experiments.evaluation.bb_modes
 """
 
 from __future__ import annotations

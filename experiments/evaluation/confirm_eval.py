@@ -1,8 +1,8 @@
 """The confirmation checked: interval coverage, power on a true +8% gain, false recommendations on a null surface
 (simulated campaigns), and replays of the recorded surfaces.
 
-    python -m evaluation.confirm_eval --out evaluation/results/confirm_eval.json         # the full evaluation
-    python -m evaluation.confirm_eval --quick --out /tmp/c.json                          # small counts
+    python -m experiments.evaluation.confirm_eval --out experiments/evaluation/results/confirm_eval.json         # the full evaluation
+    python -m experiments.evaluation.confirm_eval --quick --out /tmp/c.json                          # small counts
 
 Noise models (log scale; both calibrated so that three repetitions of one configuration spread by 19% on average,
 ``(max - min) / max`` as ``autotune.measure.spread`` computes it, the round-to-round spread of the machine behind
@@ -149,7 +149,7 @@ def noise_shape() -> list[dict[str, Any]]:
     """The shape of run-to-run noise on each recorded surface (quiet and loaded machine): each run's log
     deviation from its configuration's median; one-sided interference puts nearly all the mass below."""
     from autotune.launch._replay import Recording
-    from evaluation.evalkit.truths import SURFACES
+    from experiments.evaluation.evalkit.truths import SURFACES
 
     out = []
     for path in sorted([*SURFACES.glob("*.csv"), *(SURFACES / "loaded").glob("*.csv")]):
@@ -190,7 +190,7 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
 
     from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
     from autotune.hints import measured_phases
-    from evaluation.evalkit.truths import RealSurface, draw_key
+    from experiments.evaluation.evalkit.truths import RealSurface, draw_key
 
     tr = _TRUTHS.setdefault(name, RealSurface(name))
     c = tr.campaign(method, seed, 12)
@@ -220,7 +220,7 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
 
 
 def replays(seeds: int, rounds: int, workers: int) -> list[dict[str, Any]]:
-    from evaluation.evalkit.truths import real_surfaces
+    from experiments.evaluation.evalkit.truths import real_surfaces
 
     tasks = [(n, m, s, rounds) for n in real_surfaces() for m in REPLAY_METHODS for s in range(seeds)]
     if workers > 1:
@@ -322,7 +322,7 @@ def _rounded(x: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evaluation.confirm_eval", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.confirm_eval", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="confirm_eval.json")
     p.add_argument("--seeds", type=int, default=50, help="gain campaigns per cell (null: twice as many)")
     p.add_argument("--sims", type=int, default=3000, help="simulations per coverage cell")

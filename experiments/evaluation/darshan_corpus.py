@@ -4,7 +4,7 @@
 Then the same logs damaged: every truncation point in steps and single-byte corruptions at fixed positions
 (deterministic), counting campaigns, one-line errors and anything else (an internal error). Target: >= 80%
 of the undamaged logs give a campaign; 0 internal errors anywhere.
-Run: .venv/bin/python -m evaluation.darshan_corpus [--damaged N]
+Run: .venv/bin/python -m experiments.evaluation.darshan_corpus [--damaged N]
 """
 
 from __future__ import annotations

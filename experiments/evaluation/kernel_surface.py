@@ -1,6 +1,6 @@
 """Collective buffering surface of the h5write kernel on this machine (PLATFORM.md's table, re-measured).
 
-    .venv/bin/python evaluation/kernel_surface.py [--ranks 4] [--size 256MiB] [--repeats 3] [--dir .]
+    .venv/bin/python experiments/evaluation/kernel_surface.py [--ranks 4] [--size 256MiB] [--repeats 3] [--dir .]
 
 Column-decomposed float64 array, collective h5py writes (strided in the file), open→write→sync→close
 on the slowest rank; configurations run round-robin so drift hits all of them alike. Prints a table

@@ -1,6 +1,6 @@
 """Probe this machine's fixed costs for the POSIX model: collectives, per-file costs, one file's write-back.
 
-    PYTHONPATH=$PWD .venv/bin/python -m evaluation.local_probe [--dir DIR] [--out FILE]
+    PYTHONPATH=$PWD .venv/bin/python -m experiments.evaluation.local_probe [--dir DIR] [--out FILE]
 
 No built-in kernel runs here: this measures what the kernels' data movement does not show, the way
 fio measures the device (``posix_bw``), and prints the values behind the local profile's constants and
@@ -18,7 +18,7 @@ library's collective counts below (MPI-IO and HDF5 as barriers) are this script'
 - ``exchange_bw``: 16 MiB messages exchanged by rank pairs (MPI_Sendrecv) at 2 ranks (and at 4, oversubscribed);
 - ``posix_file_bw`` and ``posix_bw``: 64 MiB written and fsync'd to one file by one process, and four
   processes doing so to four files at once, on the disk (``--dir``) and on ``/dev/shm``.
-Each figure is the median of ``--reps`` repetitions. Output: evaluation/results/local_probe.txt.
+Each figure is the median of ``--reps`` repetitions. Output: experiments/evaluation/results/local_probe.txt.
 """
 
 from __future__ import annotations
@@ -32,19 +32,19 @@ import tempfile
 from pathlib import Path
 
 from autotune.systems import page_cache_rates, writeback_rate
-from evaluation.evalkit.transcript import Transcript
+from experiments.evaluation.evalkit.transcript import Transcript
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "evaluation" / "results"
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+RESULTS = ROOT / "experiments" / "evaluation" / "results"
 MIB = 1 << 20
 
 
 def mpi(ranks: int, what: str, work: Path, reps: int) -> float:
-    """One measurement of ``evaluation/local_probe_ranks.py`` on ``ranks`` ranks."""
+    """One measurement of ``experiments/evaluation/local_probe_ranks.py`` on ``ranks`` ranks."""
     sub = work / f"{what}-{ranks}"
     sub.mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    out = subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, "-m", "evaluation.local_probe_ranks", str(sub),
+    out = subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, "-m", "experiments.evaluation.local_probe_ranks", str(sub),
                           str(reps), what], capture_output=True, text=True, timeout=600, check=True, env=env).stdout
     return float(out.strip().splitlines()[-1])
 

@@ -1,6 +1,6 @@
-"""The MPI side of evaluation/local_probe.py, run under mpiexec: one measurement, its value printed by rank 0.
+"""The MPI side of experiments/evaluation/local_probe.py, run under mpiexec: one measurement, its value printed by rank 0.
 
-    mpiexec -n N python -m evaluation.local_probe_ranks DIR REPS {barrier|p2p|mpiio|twophase|h5K}
+    mpiexec -n N python -m experiments.evaluation.local_probe_ranks DIR REPS {barrier|p2p|mpiio|twophase|h5K}
 """
 
 from __future__ import annotations

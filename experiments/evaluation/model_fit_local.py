@@ -1,8 +1,8 @@
 """Site calibration on this machine: <= 12 real runs, `autotune model fit`, predictions of unseen patterns.
 
-    PYTHONPATH=$PWD .venv/bin/python evaluation/model_fit_local.py [--workdir DIR] [--rounds 3]
+    PYTHONPATH=$PWD .venv/bin/python experiments/evaluation/model_fit_local.py [--workdir DIR] [--rounds 3]
 
-1. Fit data: the campaigns examples/fit-local-ior.yaml and examples/fit-local-h5write.yaml (distinct
+1. Fit data: the campaigns experiments/campaigns/fit-local-ior.yaml and experiments/campaigns/fit-local-h5write.yaml (distinct
    grid points of collective buffering x aggregators, one run each: 2 x 6 = 12 runs) through `autotune tune`.
 2. Held out: other kernels and patterns (VPIC-IO, h5write row blocks and other sizes, IOR with 4 MiB
    transfers, strided IOR, file per process, 2 and 8 ranks), each a one-configuration campaign (every
@@ -18,7 +18,7 @@
    for comparison, with the shipped profile) predicts the held-out configurations.
 Targets (issue 11, stated before the runs): Spearman rho >= 0.8, median |predicted/measured - 1| <= 30%,
 over all held-out rows and over each set of NEW rows alone.
-Writes evaluation/results/model_fit_local-TAG.csv (every measured run) and model_fit_local-TAG.txt (the output).
+Writes experiments/evaluation/results/model_fit_local-TAG.csv (every measured run) and model_fit_local-TAG.txt (the output).
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ import optuna
 import yaml
 from scipy.stats import spearmanr
 
-ROOT = Path(__file__).resolve().parent.parent
-FIT = ("examples/fit-local-ior.yaml", "examples/fit-local-h5write.yaml")
-RESULTS = ROOT / "evaluation" / "results"
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+FIT = ("experiments/campaigns/fit-local-ior.yaml", "experiments/campaigns/fit-local-h5write.yaml")
+RESULTS = ROOT / "experiments" / "evaluation" / "results"
 OFF = {"mpiio.romio_cb_write": "disable"}
 ON1 = {"mpiio.romio_cb_write": "enable", "mpiio.cb_nodes": 1}
 ON4 = {"mpiio.romio_cb_write": "enable", "mpiio.cb_nodes": 4}
@@ -140,7 +140,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", default="autotune-runs/model-fit-local")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--tag", default="run7", help="results go to evaluation/results/model_fit_local-TAG.{csv,txt}")
+    ap.add_argument("--tag", default="run7", help="results go to experiments/evaluation/results/model_fit_local-TAG.{csv,txt}")
     a = ap.parse_args()
     work = (ROOT / a.workdir).resolve()
     work.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """How many model evaluations per second: predictions and noisy simulated runs over varied configurations.
 
-Run: .venv/bin/python evaluation/model_speed.py
+Run: .venv/bin/python experiments/evaluation/model_speed.py
 """
 
 from __future__ import annotations

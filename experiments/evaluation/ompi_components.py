@@ -1,6 +1,6 @@
 """Open MPI's MPI-IO components on this machine: OMPIO out of the box vs ``fcoll=individual`` vs ROMIO (romio321).
 
-    python evaluation/ompi_components.py [--ranks 2 4] [--rounds 5] [--block 32MiB] [--dir DIR] [--seed 1]
+    python experiments/evaluation/ompi_components.py [--ranks 2 4] [--rounds 5] [--block 32MiB] [--dir DIR] [--seed 1]
 
 The IOR-like kernel (shared file, 1 MiB collective writes, contiguous blocks per rank, open→write→sync→close on
 the slowest rank; data in a temporary directory, on the local disk here) under ``mpiexec.openmpi`` with the

@@ -1,7 +1,7 @@
 """The optimizer evaluation: whole campaigns against the performance model (noise on, seeded), on Ray.
 
-    python -m evaluation.optimizer_eval --quick --out results.json          # < 15 min here
-    python -m evaluation.optimizer_eval --out evaluation/results/optimizer_eval.json   # the full run
+    python -m experiments.evaluation.optimizer_eval --quick --out results.json          # < 15 min here
+    python -m experiments.evaluation.optimizer_eval --out experiments/evaluation/results/optimizer_eval.json   # the full run
 
 Methods: ``autotune`` (our default: model-informed start, TPE with pattern-search moves, adaptive best-of-3
 with re-measurement),
@@ -26,17 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from autotune.errors import AutotuneError
-from evaluation.evalkit.methods import SEARCH, gp_available
-from evaluation.evalkit.report import markdown, optimum_text, plots
-from evaluation.evalkit.run import Task, rule_records, run_task
-from evaluation.evalkit.scenarios import SCENARIOS, Scenario, load_scenarios, truth
+from experiments.evaluation.evalkit.methods import SEARCH, gp_available
+from experiments.evaluation.evalkit.report import markdown, optimum_text, plots
+from experiments.evaluation.evalkit.run import Task, rule_records, run_task
+from experiments.evaluation.evalkit.scenarios import SCENARIOS, Scenario, load_scenarios, truth
 
 STUDIES = ("cold", "miscal", "cold-n1", "cold-n3", "cold-n5", "cold-gp")
 SLOW = ("gp", "cold-gp")  # GPSampler: ~10-15 s per 40-trial campaign here (the others < 1 s)
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m evaluation.optimizer_eval", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.optimizer_eval", description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="3 seeds, 300-trial overhead measurement")
     p.add_argument("--out", default="results.json", help="the JSON records (Markdown and PNGs next to it)")
     p.add_argument("--seeds", type=int, help="seeds per scenario and method (default 20; --quick 3)")
@@ -163,12 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     records = [r for t in tasks if _key(t) in done for r in [done[_key(t)]]] + fresh
     for sc in scenarios:
         records += rule_records(sc, list(range(seeds)))
-    from evaluation.evalkit.overhead import measure_overhead
+    from experiments.evaluation.evalkit.overhead import measure_overhead
 
     overhead = measure_overhead(scenarios[0], trials=args.overhead_trials or (300 if args.quick else 500))
     print(f"tuner overhead: median {overhead['median_ms']:.1f} ms per trial over {overhead['trials']} trials "
           f"(target <= 50 ms)", file=sys.stderr)
-    data = {"meta": {"command": shlex.join(["python", "-m", "evaluation.optimizer_eval", *(argv or sys.argv[1:])]),
+    data = {"meta": {"command": shlex.join(["python", "-m", "experiments.evaluation.optimizer_eval", *(argv or sys.argv[1:])]),
                      "quick": args.quick, "seeds": seeds, "trials": args.trials, "notes": notes,
                      "campaigns": len(tasks), "seconds": round(time.monotonic() - started, 1),
                      "gp_available": gp_available()},

@@ -1,11 +1,11 @@
 """Production jobs against one store at once (issue 14): ask latency, lost or duplicated tells, outages.
 
-    .venv/bin/python -m evaluation.service_load --pairs 500 --concurrency 50
+    .venv/bin/python -m experiments.evaluation.service_load --pairs 500 --concurrency 50
 
 Each "job" is its own process, forked after the imports (Optuna, SQLAlchemy, alembic, the PostgreSQL
 driver) so that 500 of them do not spend the 2-core machine on importing Python: the latency measured is
 the store's and the service's work (opening the store, expiring, the policy, the trial), not a process's
-start-up, which ``evaluation/ask_cost.py`` measures on its own. ``ask`` → a short sleep standing for the
+start-up, which ``experiments/evaluation/ask_cost.py`` measures on its own. ``ask`` → a short sleep standing for the
 application → ``tell`` with a value only that job knows. Two scenarios side by side in one run, each on a
 NEW PostgreSQL database reached through a TCP proxy on 127.0.0.1: ``steady`` (the store is up), and
 ``outage`` (the proxy drops every connection and refuses new ones for ``--outage`` seconds in the middle
@@ -39,7 +39,7 @@ from autotune.campaign import Runtime, load_campaign
 from autotune.service import Policy, do_ask, do_tell, expire_stale
 from autotune.testing import TcpProxy, fresh_postgres_database
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "model-theta-ior.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 
 
 def job(rt: Any, i: int, out: str, timeout: float) -> None:
@@ -115,7 +115,7 @@ def scenario(name: str, rt_args: dict[str, Any], pairs: int, concurrency: int, o
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.service_load", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.service_load", description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=500)
     ap.add_argument("--concurrency", type=int, default=50, help="jobs at once (PostgreSQL allows 100 connections)")
     ap.add_argument("--outage", type=float, default=10.0, help="seconds the store is away in the outage scenario")

@@ -1,7 +1,7 @@
 """A simulated month of production jobs as trials (issue 14): how soon production reaches the dedicated
 campaign's best configuration, and what the month cost against always running the default.
 
-    .venv/bin/python -m evaluation.service_month --days 30 --seeds 0 1 2
+    .venv/bin/python -m experiments.evaluation.service_month --days 30 --seeds 0 1 2
 
 For each application (a model campaign: ``launcher: model``) and seed:
 
@@ -42,9 +42,9 @@ from autotune.model import simulate_run
 from autotune.optimize import model_metric
 from autotune.service import Policy, do_ask, do_tell
 
-ROOT = Path(__file__).resolve().parents[1]
-APPS = {"theta-ior": "examples/model-theta-ior.yaml", "wrfchem-lustre": "examples/compare-wrfchem-lustre.yaml",
-        "vpic-bb": "examples/compare-vpic-collective.yaml"}
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+APPS = {"theta-ior": "experiments/campaigns/model-theta-ior.yaml", "wrfchem-lustre": "experiments/campaigns/compare-wrfchem-lustre.yaml",
+        "vpic-bb": "experiments/campaigns/compare-vpic-collective.yaml"}
 REACH = 0.05  # within 5% of the reference's noiseless value
 
 
@@ -194,7 +194,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.service_month", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.service_month", description=__doc__.split("\n")[0])
     ap.add_argument("--apps", nargs="+", default=list(APPS), choices=list(APPS))
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])

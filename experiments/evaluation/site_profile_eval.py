@@ -1,19 +1,19 @@
 """A site profile from detection and the probe alone (no fit): its cost, its spread, and its model's predictions.
 
-    PYTHONPATH=$PWD .venv/bin/python -m evaluation.site_profile_eval [--probes 3] [--budget 60]
+    PYTHONPATH=$PWD .venv/bin/python -m experiments.evaluation.site_profile_eval [--probes 3] [--budget 60]
 
 1. Detection: ``detect_stack`` cold (one MPI rank asked through mpiexec) and cached, in seconds.
 2. ``autotune site profile`` run ``--probes`` times on this machine (the work directory's disk and /dev/shm):
    its wall time and each measured constant's spread (max/min over the probes).
 3. Each probed profile, and the shipped ``local`` profile, predict the held-out kernel runs of
-   evaluation/model_fit_local.py measured in its run 7 (``results/model_fit_local-run7.csv``: the median of 3
+   experiments/evaluation/model_fit_local.py measured in its run 7 (``results/model_fit_local-run7.csv``: the median of 3
    rounds per configuration); Spearman rho and the median |predicted/measured - 1| are printed side by side.
    No constant is fitted to these rows. Caveat: the runs were measured on another day, under another load, than
    the probes ran (PLATFORM.md: local surfaces swing about 3x with load), so this is a check of the profile's
    order of magnitude and ranking, not an interleaved comparison.
 Targets, stated before running: the probe within its 60 s budget; a cached detection under 10 ms; the probed
 profiles' predictions within the bar set for a detected profile (median error <= 30%, Spearman >= 0.8).
-Output: evaluation/results/site_profile_eval.txt.
+Output: experiments/evaluation/results/site_profile_eval.txt.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from autotune._yaml import load_yaml
 from autotune.model import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile, detect_stack, load_system
-from evaluation.evalkit.transcript import Transcript
-from evaluation.model_fit_local import HELD_OUT, ROOT, held_out_campaign
+from experiments.evaluation.evalkit.transcript import Transcript
+from experiments.evaluation.model_fit_local import HELD_OUT, ROOT, held_out_campaign
 
-RESULTS = ROOT / "evaluation" / "results"
+RESULTS = ROOT / "experiments" / "evaluation" / "results"
 RUN = RESULTS / "model_fit_local-run7.csv"
 
 

@@ -1,6 +1,6 @@
 """Workers starting at once on a fresh store (issue 17): how many of them fail?
 
-    .venv/bin/python -m evaluation.store_race --rounds 20 --workers 3
+    .venv/bin/python -m experiments.evaluation.store_race --rounds 20 --workers 3
 
 Each round makes a NEW PostgreSQL database (Optuna storage) and a NEW work directory shared by the workers
 (their MLflow store, ``sqlite:///WORKDIR/mlflow.db``), then a second set-up with everything in SQLite in
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autotune.testing import fresh_postgres_database
 
-CAMPAIGN = Path(__file__).resolve().parents[1] / "examples" / "model-theta-ior.yaml"
+CAMPAIGN = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 
 
 def start_together(n: int, workdir: Path, storage: str | None, trials: int) -> list[str]:
@@ -40,7 +40,7 @@ def start_together(n: int, workdir: Path, storage: str | None, trials: int) -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.store_race", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.evaluation.store_race", description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--trials", type=int, default=2, help="per campaign (the race is at start-up)")

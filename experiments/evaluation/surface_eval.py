@@ -1,17 +1,17 @@
 """The search on truths the model did not write: real measured surfaces (replayed) and structural variants.
 
-    python -m evaluation.surface_eval --out evaluation/results/surface_eval.json          # 20 seeds, 20 trials
-    python -m evaluation.surface_eval --seeds 3 --truths vpic-disk --out /tmp/s.json      # a quick look
+    python -m experiments.evaluation.surface_eval --out experiments/evaluation/results/surface_eval.json          # 20 seeds, 20 trials
+    python -m experiments.evaluation.surface_eval --seeds 3 --truths vpic-disk --out /tmp/s.json      # a quick look
 
 Every method runs whole campaigns (the normal campaign loop; ``launcher: replay`` on the recorded sweeps of
-evaluation/surfaces/, ``launcher: variant`` on the structural variants of evaluation/evalkit/structural.py),
+experiments/evaluation/surfaces/, ``launcher: variant`` on the structural variants of experiments/evaluation/evalkit/structural.py),
 side by side, and is scored by the regret of the configuration it RECOMMENDS after k trials against the
 noiseless truth (a recorded configuration's median; the variant's noiseless prediction). ``model-first``
 is the model's top-ranked configuration alone (one run); ``refit`` is ``autotune`` with the model in the loop
 (``sampler.prior.refit``), ``cold`` is ``autotune`` without the model (TPE and pattern search).
 
-    python -m evaluation.surface_eval --methods refit autotune cold tpe --trials 30 --seeds 20 \
-        --out evaluation/results/model_in_loop.json      # the model in the loop against a fixed model and none
+    python -m experiments.evaluation.surface_eval --methods refit autotune cold tpe --trials 30 --seeds 20 \
+        --out experiments/evaluation/results/model_in_loop.json      # the model in the loop against a fixed model and none
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import numpy as np
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
 from autotune.campaign._confirm import TOP, confirm
 from autotune.optimize import Candidate, model_ranked, recommend, remeasure
-from evaluation.evalkit.bias import gain_record
-from evaluation.evalkit.methods import SEARCH, gp_available
-from evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_truth, real_surfaces
+from experiments.evaluation.evalkit.bias import gain_record
+from experiments.evaluation.evalkit.methods import SEARCH, gp_available
+from experiments.evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_truth, real_surfaces
 
 CHECKPOINTS = (5, 10, 20)
 CONFIRM_ROUNDS = 3  # as a campaign's default objective.confirm
@@ -169,7 +169,7 @@ def confirmed_pick(tr: SurfaceTruth, study: str, seed: int, outcomes: list[Trial
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m evaluation.surface_eval", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluation.surface_eval", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="surface_eval.json")
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--trials", type=int, default=20)
@@ -185,8 +185,8 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from evaluation.evalkit import store
-    from evaluation.evalkit.surface_report import markdown
+    from experiments.evaluation.evalkit import store
+    from experiments.evaluation.evalkit.surface_report import markdown
 
     a = _args(argv)
     out = Path(a.out)
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             records.append(rec)
             if i % max(1, len(tasks) // 20) == 0 or i == len(tasks):
                 print(f"{i}/{len(tasks)} campaigns {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    command = shlex.join(["python", "-m", "evaluation.surface_eval", *(argv or sys.argv[1:])])
+    command = shlex.join(["python", "-m", "experiments.evaluation.surface_eval", *(argv or sys.argv[1:])])
     if a.merge:
         earlier = store.load(Path(a.merge))
         truths += earlier["truths"]

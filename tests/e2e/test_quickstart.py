@@ -16,14 +16,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def campaign(tmp_path: Path, ranks: int, **over: Any) -> Any:
-    data = yaml.safe_load((REPO / "examples" / "quickstart.yaml").read_text())
+    data = yaml.safe_load((REPO / "experiments" / "campaigns" / "quickstart.yaml").read_text())
     data["app"]["ranks"] = ranks
     data["app"]["args"]["size"] = "4MiB"
     data["workdir"] = str(tmp_path / "work")
     data["budget"] = {"trials": 3, "run_timeout": "120s"}
     data["objective"]["repeats"] = 2
     data.update(over)
-    return parse_campaign(data, REPO / "examples")
+    return parse_campaign(data, REPO / "experiments" / "campaigns")
 
 
 @pytest.mark.slow

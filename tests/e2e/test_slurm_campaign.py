@@ -36,7 +36,7 @@ def _sacct(job_id: str) -> tuple[str, str]:
 
 
 def test_slurm_local_campaign_stores_job_ids_that_sacct_knows(tmp_path: Path) -> None:
-    c = load_campaign(REPO / "examples" / "slurm-local.yaml")
+    c = load_campaign(REPO / "experiments" / "campaigns" / "slurm-local.yaml")
     c = c.with_overrides(workdir=tmp_path, budget=c.budget.__class__(3, None, c.budget.run_timeout),
                          tracking={"enabled": False})
     res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()

@@ -6,7 +6,7 @@ from typing import Any
 
 from autotune.campaign import TrialOutcome
 from autotune.campaign._confirm import TOP, confirm
-from evaluation.evalkit.truths import SurfaceTruth, draw_key
+from experiments.evaluation.evalkit.truths import SurfaceTruth, draw_key
 
 
 def gain_record(tr: SurfaceTruth, study: str, seed: int, outcomes: list[TrialOutcome], rounds: int = 3,

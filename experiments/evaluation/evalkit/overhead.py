@@ -8,8 +8,8 @@ import time
 from typing import Any
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
-from evaluation.evalkit.run import _campaign
-from evaluation.evalkit.scenarios import Scenario
+from experiments.evaluation.evalkit.run import _campaign
+from experiments.evaluation.evalkit.scenarios import Scenario
 
 
 def measure_overhead(sc: Scenario, method: str = "autotune", trials: int = 500, seed: int = 0,

@@ -16,8 +16,8 @@ import numpy as np
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
 from autotune.model import simulate_run
 from autotune.optimize import Candidate, model_metric, remeasure
-from evaluation.evalkit.methods import method_overrides
-from evaluation.evalkit.scenarios import Scenario, load_scenarios, truth
+from experiments.evaluation.evalkit.methods import method_overrides
+from experiments.evaluation.evalkit.scenarios import Scenario, load_scenarios, truth
 
 CHECKPOINTS = (5, 10, 20, 40)
 
@@ -144,7 +144,7 @@ def run_task(task: Task) -> dict[str, Any]:
 
 def rule_records(sc: Scenario, seeds: list[int]) -> list[dict[str, Any]]:
     """One-shot rules of thumb: one run each, the same (noiseless) regret for every seed."""
-    from evaluation.evalkit.methods import rules_of_thumb
+    from experiments.evaluation.evalkit.methods import rules_of_thumb
 
     tr = truth(sc)
     out = []

@@ -1,4 +1,4 @@
-"""Scenarios as data (evaluation/evalkit/scenarios.yaml) and their ground truth on the noiseless model."""
+"""Scenarios as data (experiments/evaluation/evalkit/scenarios.yaml) and their ground truth on the noiseless model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from autotune.campaign import Campaign, Runtime, parse_campaign
 from autotune.optimize import candidates, coordinate_ascent, model_metric
 from autotune.space import BoundSpace, Config
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios.yaml"  # not examples/*.yaml: those are campaigns
+SCENARIOS = Path(__file__).resolve().parent / "scenarios.yaml"  # not experiments/campaigns/*.yaml: those are campaigns
 EXHAUSTIVE_LIMIT = 100_000  # thinned-grid points searched exhaustively (the model does ~17k predictions/s)
 SAMPLE = 40_000  # above that: random grid points, then coordinate ascent from the best five
 _KEYS = {"name", "description", "system", "filesystem", "app", "space", "metric", "direction", "held_out"}

@@ -1,4 +1,4 @@
-"""Tables of the surface evaluation (evaluation/surface_eval.py): recomputed from its JSON records."""
+"""Tables of the surface evaluation (experiments/evaluation/surface_eval.py): recomputed from its JSON records."""
 
 from __future__ import annotations
 

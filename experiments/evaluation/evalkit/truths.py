@@ -16,10 +16,10 @@ from autotune.campaign import Campaign, Runtime, parse_campaign
 from autotune.hints import inert
 from autotune.launch._replay import Recording, config_key
 from autotune.space import BoundSpace, Config
-from evaluation.evalkit.methods import method_overrides
-from evaluation.evalkit.scenarios import Scenario, Truth, load_scenarios
-from evaluation.evalkit.structural import metrics_of, variant_prediction
-from evaluation.surfaces.sweep import campaign as sweep_campaign
+from experiments.evaluation.evalkit.methods import method_overrides
+from experiments.evaluation.evalkit.scenarios import Scenario, Truth, load_scenarios
+from experiments.evaluation.evalkit.structural import metrics_of, variant_prediction
+from experiments.evaluation.surfaces.sweep import campaign as sweep_campaign
 
 SURFACES = Path(__file__).resolve().parent.parent / "surfaces"
 # (scenario of evalkit/scenarios.yaml, variant): each moves the model's optimum on its scenario (the model's
@@ -80,7 +80,7 @@ def _overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
 
 
 class RealSurface(SurfaceTruth):
-    """A recorded sweep (evaluation/surfaces/NAME.csv; NAME may be ``loaded/NAME``, the sweeps of a loaded
+    """A recorded sweep (experiments/evaluation/surfaces/NAME.csv; NAME may be ``loaded/NAME``, the sweeps of a loaded
     machine kept for comparison) replayed; truth = per-configuration median."""
 
     kind = "real"

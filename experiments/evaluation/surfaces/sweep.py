@@ -1,12 +1,12 @@
 """Measure real local surfaces with the product's own machinery: one `grid` campaign per round.
 
-    PYTHONPATH=$PWD python -m evaluation.surfaces.sweep --rounds 5 --work /tmp/autotune-sweep
+    PYTHONPATH=$PWD python -m experiments.evaluation.surfaces.sweep --rounds 5 --work /tmp/autotune-sweep
 
 Every (kernel, file system) surface is swept over a documented grid of the local space (``GRID``:
 18 configurations) in ``--rounds`` rounds; each round is one ``autotune tune`` of a grid campaign
 (``repeats: 1``, the grid's order shuffled by the round's seed) and the surfaces are visited in a
 shuffled order each round, so drift and load hit all configurations alike. Every repetition is
-appended to ``evaluation/surfaces/<surface>.csv`` with the machine's description, the load and the
+appended to ``experiments/evaluation/surfaces/<surface>.csv`` with the machine's description, the load and the
 exact command in the header. Re-running the command resumes (finished rounds are kept).
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = HERE.parents[2]  # the checkout
 
 # The kernels (16 MiB written per run, 4 ranks) and the file systems swept.
 KERNELS: dict[str, dict[str, Any]] = {
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="surfaces to sweep (default: all)")
     a = ap.parse_args(argv)
     surfaces = a.only or surface_names()
-    command = "python -m evaluation.surfaces.sweep " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m experiments.evaluation.surfaces.sweep " + shlex.join(sys.argv[1:] if argv is None else argv)
     desc = machine()
     a.work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,2 @@
+"""Things run with autotune, not parts of it: ``campaigns/`` (campaign files to copy) and ``evaluation/`` (the
+harness that measures the tuner, run from the checkout as ``python -m experiments.evaluation.NAME``)."""
