@@ -14,7 +14,8 @@ TOP = {"pyproject.toml", "setup.py", "autotune", "search_spaces", "launchers", "
        "docs", "mkdocs.yml", "Makefile", ".ci", ".gitignore"}
 # Paths of the earlier layout. Other projects' folders of the same name (PyDarshan's examples/) are not ours.
 STALE = re.compile(r"(?<![\w/.-])examples/|(?<![\w/.-])evaluation/(?![\w-]+\.md)|(?<![\w/.-])evaluation\.[a-z_]"
-                   r"|from evaluation import|autotune[/.]data\b|/ \"examples\"|(?<!\"experiments\" / )\"evaluation\" / \"results\"")
+                   r"|from evaluation import|autotune[/.]data\b|/ \"examples\""
+                   r"|(?<!\"experiments\" / )\"evaluation\" / \"results\"")
 OTHERS = re.compile(r"PyDarshan|darshan\.__file__|\bPACKAGE /|\bpackage /")
 BINARY = (".parquet", ".png", ".db", ".whl")
 

@@ -1,7 +1,7 @@
 """The replay launcher: a repetition is drawn from a recorded sweep instead of being run.
 
-A recording is a CSV (``experiments/evaluation/surfaces/*.csv``; ``python -m experiments.evaluation.surfaces.sweep`` makes them with
-grid campaigns) with ``#``-comment header lines (``# metric: NAME`` names the measured metric) and the
+A recording is a CSV (``experiments/evaluation/surfaces/*.csv``; ``python -m experiments.evaluation.surfaces.sweep``
+makes them with grid campaigns) with ``#``-comment header lines (``# metric: NAME`` names the measured metric) and the
 columns ``config`` (``name=value;...`` sorted by name), ``value`` (empty for a failed run) and optionally
 ``wall_s``. ``run`` draws one of the configuration's recorded repetitions (seeded by the campaign, the
 trial, the repetition and the ``seed`` option, so a rerun draws the same) and prints it as a kernel-style

@@ -1,8 +1,8 @@
 """The confirmation checked: interval coverage, power on a true +8% gain, false recommendations on a null surface
 (simulated campaigns), and replays of the recorded surfaces.
 
-    python -m experiments.evaluation.confirm_eval --out experiments/evaluation/results/confirm_eval.json         # the full evaluation
-    python -m experiments.evaluation.confirm_eval --quick --out /tmp/c.json                          # small counts
+    python -m experiments.evaluation.confirm_eval --out experiments/evaluation/results/confirm_eval.json  # the full evaluation
+    python -m experiments.evaluation.confirm_eval --quick --out /tmp/c.json                                # small counts
 
 Noise models (log scale; both calibrated so that three repetitions of one configuration spread by 19% on average,
 ``(max - min) / max`` as ``autotune.measure.spread`` computes it, the round-to-round spread of the machine behind

@@ -43,7 +43,8 @@ from autotune.optimize import model_metric
 from autotune.service import Policy, do_ask, do_tell
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
-APPS = {"theta-ior": "experiments/campaigns/model-theta-ior.yaml", "wrfchem-lustre": "experiments/campaigns/compare-wrfchem-lustre.yaml",
+APPS = {"theta-ior": "experiments/campaigns/model-theta-ior.yaml",
+        "wrfchem-lustre": "experiments/campaigns/compare-wrfchem-lustre.yaml",
         "vpic-bb": "experiments/campaigns/compare-vpic-collective.yaml"}
 REACH = 0.05  # within 5% of the reference's noiseless value
 

@@ -1,10 +1,11 @@
 """The search on truths the model did not write: real measured surfaces (replayed) and structural variants.
 
-    python -m experiments.evaluation.surface_eval --out experiments/evaluation/results/surface_eval.json          # 20 seeds, 20 trials
-    python -m experiments.evaluation.surface_eval --seeds 3 --truths vpic-disk --out /tmp/s.json      # a quick look
+    python -m experiments.evaluation.surface_eval --out experiments/evaluation/results/surface_eval.json  # 20 seeds, 20 trials
+    python -m experiments.evaluation.surface_eval --seeds 3 --truths vpic-disk --out /tmp/s.json           # a quick look
 
 Every method runs whole campaigns (the normal campaign loop; ``launcher: replay`` on the recorded sweeps of
-experiments/evaluation/surfaces/, ``launcher: variant`` on the structural variants of experiments/evaluation/evalkit/structural.py),
+experiments/evaluation/surfaces/, ``launcher: variant`` on the structural variants of
+experiments/evaluation/evalkit/structural.py),
 side by side, and is scored by the regret of the configuration it RECOMMENDS after k trials against the
 noiseless truth (a recorded configuration's median; the variant's noiseless prediction). ``model-first``
 is the model's top-ranked configuration alone (one run); ``refit`` is ``autotune`` with the model in the loop

@@ -23,7 +23,8 @@ def my_app(tmp_path: Path) -> Path:
     if shutil.which("mpicc") is None:
         pytest.skip("mpicc is not installed (make setup installs MPICH's libmpich-dev)")
     exe = tmp_path / "checkpoint"
-    subprocess.run(["mpicc", "-O2", "-o", str(exe), str(REPO / "experiments" / "campaigns" / "my-app" / "checkpoint.c")], check=True)
+    source = REPO / "experiments" / "campaigns" / "my-app" / "checkpoint.c"
+    subprocess.run(["mpicc", "-O2", "-o", str(exe), str(source)], check=True)
     data = yaml.safe_load((REPO / "experiments" / "campaigns" / "my-app.yaml").read_text())
     data["app"]["command"] = [str(exe), "{data_dir}/checkpoint.dat", "16384", "64"]
     data["app"]["pattern"]["bytes_per_rank"] = "1MiB"
