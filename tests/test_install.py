@@ -1,7 +1,8 @@
 """A non-editable install with the base dependencies only (optuna, pyyaml, numpy), run from another directory:
 the wheel carries the shipped data (top-level search_spaces/ and the launchers/ templates, as autotune/_data/),
 and `space`, `model calibrate`, a model campaign and a Slurm dry run (the shipped job template) work without the
-checkout; AUTOTUNE_DATA_PATH adds a space; a missing extra is named in one line when its feature is used."""
+checkout; AUTOTUNE_DATA_PATH adds a space; a missing extra is named in one line when its feature is used. An
+editable install of the same source then finds the data at the top of the checkout."""
 
 from __future__ import annotations
 
@@ -100,3 +101,14 @@ def test_wheel_installs_and_runs_with_the_base_dependencies_only(tmp_path: Path)
         "is not installed: pip install 'autotune[tracking]'"]
     compare = _run([str(cli), "compare", "c.yaml", "c.yaml", "--report", "rep", "--no-tracking"], work)
     assert compare.returncode == 2 and "pip install 'autotune[report]'" in compare.stderr
+
+    # An editable install of the same source (pip install -e) finds the data at the top of the checkout.
+    editable = _run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e", str(src)],
+                    tmp_path)
+    assert editable.returncode == 0, editable.stderr[-2000:]
+    where = _run([str(py), "-c", "import autotune; print(autotune.__file__)"], work)
+    assert where.stdout.strip() == str(src / "autotune" / "__init__.py"), where.stdout + where.stderr
+    space = _run([str(cli), "space", "c.yaml"], work)
+    assert space.returncode == 0 and "lustre.stripe_count" in space.stdout, space.stderr
+    dry = _run([str(cli), "tune", "s.yaml", "--dry-run", "--trials", "1", "--no-tracking"], work)
+    assert dry.returncode == 0 and "rendered by autotune.launch" in dry.stdout, dry.stderr
