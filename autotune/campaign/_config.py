@@ -279,7 +279,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     sampler = dict(check_keys({"name": raw} if isinstance(raw, str) else raw, SAMPLER_KEYS, "sampler"))
     sampler.setdefault("name", DEFAULT_SAMPLER)
     _checks.sampler_values(sampler)
-    SAMPLERS.check(sampler["name"])
+    SAMPLERS.get(sampler["name"]).check_options(sampler.get("options"), "sampler.options")  # at load: exit 2
     prior = sampler.get("prior")
     if isinstance(prior, dict):
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")

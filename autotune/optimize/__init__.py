@@ -10,6 +10,8 @@ from autotune.optimize._samplers import (
     SAMPLERS,
     SINGLE_OBJECTIVE_ONLY,
     AskTellGridSampler,
+    SamplerArgs,
+    SamplerPlugin,
     make_sampler,
     resume_seed,
     sampler_for,
@@ -19,6 +21,7 @@ from autotune.optimize._warm import add_history, load_source, warm_configs, warm
 
 __all__ = [
     "DEFAULT_MARGIN", "DEFAULT_SAMPLER", "PRIOR_TOP", "SAMPLERS", "SINGLE_OBJECTIVE_ONLY", "AskTellGridSampler",
+    "SamplerArgs", "SamplerPlugin",
     "AutotuneSampler", "Candidate", "GASampler", "RepetitionPolicy", "add_history", "candidates", "coordinate_ascent",
     "initial_configs", "load_source", "make_sampler", "model_metric", "model_ranked", "prior_spec", "recommend",
     "remeasure", "resume_seed", "sampler_for", "scaled_constants", "warm_configs", "warm_start",
