@@ -39,6 +39,35 @@ class Option:
     expected: str = "any value"
     help: str = ""
 
+    @classmethod
+    def text(cls, name: str, help: str = "") -> Option:
+        return cls(name, (str,), "a string", help)
+
+    @classmethod
+    def number(cls, name: str, help: str = "") -> Option:
+        return cls(name, (int, float), "a number", help)
+
+    @classmethod
+    def integer(cls, name: str, help: str = "") -> Option:
+        return cls(name, (int,), "an integer", help)
+
+    @classmethod
+    def flag(cls, name: str, help: str = "") -> Option:
+        return cls(name, (bool,), "true or false", help)
+
+    @classmethod
+    def words(cls, name: str, help: str = "") -> Option:
+        return cls(name, (list,), "a list", help)
+
+    @classmethod
+    def mapping(cls, name: str, help: str = "") -> Option:
+        return cls(name, (dict,), "a mapping", help)
+
+    @classmethod
+    def size(cls, name: str, help: str = "") -> Option:
+        """A size or a duration: a number or a string with a unit (``4MiB``, ``1h``)."""
+        return cls(name, (int, float, str), "a number or a string with a unit", help)
+
     def check(self, value: Any, where: str) -> Any:
         """``value`` if it has one of ``types``; else a one-line ConfigError naming key, value and expected."""
         if not self.types or value is None:
@@ -50,35 +79,6 @@ class Option:
         if not ok:
             raise ConfigError(f"{where}.{self.name}: {value!r} is not {self.expected}")
         return value
-
-
-def text(name: str, help: str = "") -> Option:
-    return Option(name, (str,), "a string", help)
-
-
-def number(name: str, help: str = "") -> Option:
-    return Option(name, (int, float), "a number", help)
-
-
-def integer(name: str, help: str = "") -> Option:
-    return Option(name, (int,), "an integer", help)
-
-
-def flag(name: str, help: str = "") -> Option:
-    return Option(name, (bool,), "true or false", help)
-
-
-def words(name: str, help: str = "") -> Option:
-    return Option(name, (list,), "a list", help)
-
-
-def mapping(name: str, help: str = "") -> Option:
-    return Option(name, (dict,), "a mapping", help)
-
-
-def size(name: str, help: str = "") -> Option:
-    """A size or a duration: a number or a string with a unit (``4MiB``, ``1h``)."""
-    return Option(name, (int, float, str), "a number or a string with a unit", help)
 
 
 def check_options(options: Mapping[str, Any] | None, schema: Sequence[Option], where: str,

@@ -1,4 +1,5 @@
-"""The lines of each dialect users paste into a job script (``autotune.hints.DIALECTS`` renders them): MPICH_MPIIO_HINTS, ROMIO hints file,
+"""The lines of each dialect users paste into a job script (``autotune.hints.DIALECTS`` renders them):
+MPICH_MPIIO_HINTS, ROMIO hints file,
 Open MPI's MCA parameters (``OMPI_MCA_*``/``--mca``), ``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings,
 environment, JSON.
 

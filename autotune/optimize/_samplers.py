@@ -16,7 +16,7 @@ from typing import Any
 
 import optuna
 
-from autotune._registry import NOT_ONE_OF, Option, Plugin, Registry, flag, integer, number
+from autotune._registry import NOT_ONE_OF, Option, Plugin, Registry
 from autotune.errors import ConfigError
 from autotune.optimize._ga import GASampler
 from autotune.optimize._local import AutotuneSampler
@@ -68,12 +68,12 @@ def constructor_options(cls: type, *skip: str) -> tuple[Option, ...]:
     """The keyword arguments of a sampler class as ``Option`` s (typed by their default: a bool is ``true`` or
     ``false``, an int an integer, a float a number; any other default accepts any value the class checks)."""
     schema = []
-    for p in inspect.signature(cls.__init__).parameters.values():
-        if p.name in ("self", *skip) or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+    for p in inspect.signature(cls).parameters.values():
+        if p.name in skip or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
             continue
         d = p.default
-        schema.append(flag(p.name) if isinstance(d, bool) else integer(p.name) if isinstance(d, int)
-                      else number(p.name) if isinstance(d, float) else Option(p.name))
+        schema.append(Option.flag(p.name) if isinstance(d, bool) else Option.integer(p.name) if isinstance(d, int)
+                      else Option.number(p.name) if isinstance(d, float) else Option(p.name))
     return tuple(schema)
 
 
@@ -101,9 +101,10 @@ class TpePlugin(SamplerPlugin):
         return optuna.samplers.TPESampler(**{**kw, **a.options})
 
 
-LOCAL_OPTIONS = (number("local_fraction", "share of proposals that are pattern-search moves"),
-                 integer("warmup", "trials before the first move"), integer("gp_trials", "a GP for the first N trials"),
-                 flag("bridge", "bridge moves between good configurations"))
+LOCAL_OPTIONS = (Option.number("local_fraction", "share of proposals that are pattern-search moves"),
+                 Option.integer("warmup", "trials before the first move"),
+                 Option.integer("gp_trials", "a GP for the first N trials"),
+                 Option.flag("bridge", "bridge moves between good configurations"))
 
 
 class AutotunePlugin(SamplerPlugin):

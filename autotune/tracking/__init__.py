@@ -13,4 +13,6 @@ from autotune.tracking._base import (
 )
 
 __all__ = [
-    "DEFAULT_TRACKER", "TRACKERS", "BaseTracker", "CampaignInfo", "NullTracker", "SafeTracker", "TrialRecord", "campaign_tracker", "get_tracker"]
+    "DEFAULT_TRACKER", "TRACKERS", "BaseTracker", "CampaignInfo", "NullTracker", "SafeTracker", "TrialRecord",
+    "campaign_tracker", "get_tracker",
+]

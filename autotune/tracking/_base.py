@@ -69,7 +69,7 @@ class BaseTracker(Plugin, abc.ABC):
     def finish(self, summary: Mapping[str, Any]) -> None:
         """Record the campaign's summary (best value, best configuration, default value)."""
 
-    def abort(self, reason: str) -> None:  # noqa: B027 - optional hook, nothing to do by default
+    def abort(self, reason: str) -> None:
         """The campaign stopped on an error (e.g. a full disk): close the record as failed, not RUNNING."""
 
 
