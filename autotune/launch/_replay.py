@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from autotune._registry import Option
 from autotune.errors import ConfigError
-from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 
 
 def _norm(value: Any) -> str:
@@ -103,12 +104,11 @@ def _load(path: Path, where: str) -> Recording:
     return Recording(path, header["metric"], runs, header)
 
 
-@register_launcher
 class ReplayLauncher(BaseLauncher):
     """Replays a recorded sweep (``launcher: {name: replay, surface: sweep.csv}``)."""
 
     name: ClassVar[str] = "replay"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"surface", "seed"})
+    schema = (Option.text("surface", "the recorded sweep (CSV)"), Option.integer("seed"))
     runs_command: ClassVar[bool] = False
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:

@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from autotune._registry import Option
 from autotune.errors import AutotuneError
-from autotune.launch import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, RunResult
 from autotune.model import NoiseModel, PhasePrediction, Prediction, Term, predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
@@ -81,12 +82,11 @@ def metrics_of(pred: Prediction) -> dict[str, float]:
     return out
 
 
-@register_launcher
 class VariantLauncher(BaseLauncher):
     """A repetition on a structural variant of the model, with the model's noise (evaluation only)."""
 
     name: ClassVar[str] = "variant"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"variant", "noise"})
+    schema = (Option.text("variant", "the structural variant"), Option.flag("noise", "the model's noise on"))
     runs_command: ClassVar[bool] = False
 
     def describe(self, request: RunRequest) -> str:
@@ -103,3 +103,6 @@ class VariantLauncher(BaseLauncher):
         run = NoiseModel(enabled=bool(self.options.get("noise", True))).sample(pred, rng)
         m = metrics_of(run)
         return RunResult(returncode=0, stdout=json.dumps({"metrics": m}) + "\n", wall_seconds=m["seconds"])
+
+
+LAUNCHERS.register_lazy(VariantLauncher.name, f"{__name__}:VariantLauncher")  # the one way a launcher is added
