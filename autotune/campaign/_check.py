@@ -14,8 +14,7 @@ from autotune._yaml import expect
 from autotune.campaign._runtime import Runtime
 from autotune.campaign._trial import TrialOutcome, what_took_effect
 from autotune.errors import AutotuneError, ConfigError
-from autotune.launch import RunRequest, RunResult
-from autotune.launch._process import tail
+from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import STATES, Measurement, strip_hints_display
 from autotune.space import COMPONENT_RULES, Config, other_component
 
@@ -93,7 +92,7 @@ def check_request(rt: Runtime, config: Config, is_default: bool) -> RunRequest:
 
 def what_it_gets(rt: Runtime, req: RunRequest) -> tuple[str, dict[str, str], dict[Path, str]]:
     """The command line (or job script), the environment autotune adds and the files it writes first."""
-    from autotune.launch._command import app_command
+    from autotune.launch import app_command
 
     command = rt.launcher.describe(req)
     if rt.campaign.launcher.get("name") == "model":

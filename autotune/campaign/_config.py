@@ -13,8 +13,7 @@ from autotune.campaign._cost import CostObjective, parse_cost
 from autotune.campaign._names import check_study_name
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
-from autotune.launch import AppSpec
-from autotune.launch._persistent import Persistent, parse_persistent
+from autotune.launch import AppSpec, Persistent, parse_persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern

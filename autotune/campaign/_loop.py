@@ -29,7 +29,7 @@ from autotune.campaign._stores import backfill_tracker, stop_cleanly
 from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
 from autotune.campaign._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
-from autotune.launch._tree import kill_leftovers
+from autotune.launch import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker
 

@@ -18,7 +18,7 @@ def _options(rt: Runtime) -> dict[str, object] | None:
 
 def reserve(rt: Runtime, say: Callable[[str], None]) -> None:
     """Create the reservation unless it exists (state file) or is named as existing."""
-    from autotune.launch._persistent import set_up
+    from autotune.launch import set_up
 
     options = _options(rt)
     c = rt.campaign
@@ -28,7 +28,7 @@ def reserve(rt: Runtime, say: Callable[[str], None]) -> None:
 
 def release(rt: Runtime, say: Callable[[str], None], stopped: str) -> None:
     """Destroy the reservation at the end (kept when asked, or when the campaign was interrupted)."""
-    from autotune.launch._persistent import tear_down
+    from autotune.launch import tear_down
 
     options = _options(rt)
     c = rt.campaign

@@ -40,7 +40,7 @@ class Runtime:
         blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
         spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
         if c.persistent is not None:  # the reservation's size, pool and (striped) mode hold for every trial
-            from autotune.launch._persistent import fixed_parameters
+            from autotune.launch import fixed_parameters
 
             spec = spec.customise(fixed=fixed_parameters(c.persistent))
         space = spec.bind(c.system, c.fs, c.app.pattern)

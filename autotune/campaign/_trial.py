@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autotune.campaign._runtime import Runtime
-from autotune.launch import RunRequest, RunResult
-from autotune.launch._process import tail
+from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import (
     Measurement,
     add_mpiio_stats,
     aggregate,
+    metric_problem,
     not_in_effect,
     parse_hints_display,
     spread,
@@ -24,7 +24,6 @@ from autotune.measure import (
     verify_hints,
     verify_run,
 )
-from autotune.measure._sanity import metric_problem
 from autotune.space import Config
 
 

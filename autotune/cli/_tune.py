@@ -57,8 +57,8 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None:
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
-    if args.notify:  # the notification hook (autotune/report/_notify.py)
-        from autotune.report._notify import notify
+    if args.notify:  # the notification hook (autotune.report.notify)
+        from autotune.report import notify
 
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
@@ -74,7 +74,7 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
 
 def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
     """A persistent campaign's set-up (``create``) or tear-down (``destroy``) job script, printed and written."""
-    from autotune.launch._persistent import script
+    from autotune.launch import script
 
     p = c.persistent
     if p is None or (action == "create" and not p.create) or (action == "destroy" and p.keep):

@@ -61,7 +61,7 @@ def score(value: float, maximize: bool) -> float | None:
 
 def predicted(space: BoundSpace, config: Config, metric: str, maximize: bool) -> float | None:
     """The model's value for ``config`` as a 'larger is better' score (None: the model cannot say)."""
-    from autotune.optimize._prior import model_metric
+    from autotune.optimize import model_metric
 
     value = model_metric(space, config, metric)
     return None if value is None else score(value, maximize)
