@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
-from autotune.campaign._confirm import TOP, confirm
+from autotune.campaign.verify._confirm import TOP, confirm
 from autotune.optimize import Candidate, model_ranked, recommend, remeasure
 from evaluation.evalkit.bias import gain_record
 from evaluation.evalkit.methods import SEARCH, gp_available

@@ -67,7 +67,7 @@ def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from autotune._extras import require
 
     require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
-    from autotune.campaign._checks import nonempty_path
+    from autotune.campaign import nonempty_path
     from autotune.report import compare_campaigns, notify, parse_notify
     from autotune.units import parse_duration
 

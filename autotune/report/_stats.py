@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autotune.campaign._cost import CostObjective
+from autotune.campaign import CostObjective
 from autotune.measure import BOOTSTRAP, advantage, interval
 from autotune.report._cost import cost_sentence, shared_rule
 from autotune.report._figures import TargetFigures, TrialRow
