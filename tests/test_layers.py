@@ -1,5 +1,6 @@
 """The layer rules of docs/DESIGN.md as import-linter contracts (pyproject.toml): kept here, and a lower layer
-importing a higher one breaks them."""
+importing a higher one breaks them. And each package's faces: no package imports another package's ``_private``
+module (checked over the whole tree by AST here)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,55 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "autotune.space._upward -> autotune.campaign" in proc.stdout
     assert "autotune.model._mpi -> mpi4py" in proc.stdout
+
+
+def private_imports(root: Path) -> list[str]:
+    """``module -> imported`` for every import (at any depth, absolute or relative) by a module of package A of a
+    ``_private`` module or name of package B (A != B; the top-level ``autotune._x`` modules are the bottom layer's
+    own public modules, and ``autotune.testing`` is a package like the others)."""
+    import ast
+
+    found = []
+    for path in sorted((root / "autotune").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = parts[1] if len(parts) > 2 else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:  # relative: resolved against the importing module's package
+                    base = module.split(".")[: len(module.split(".")) - node.level + (parts[-1] == "__init__")]
+                    name = ".".join([*base, node.module] if node.module else base)
+                else:
+                    name = node.module or ""
+                names = [name] + [f"{name}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for imported in names:
+                bits = imported.split(".")
+                if bits[0] != "autotune" or len(bits) < 3 or bits[1] == package:
+                    continue
+                if any(b.startswith("_") and not b.startswith("__") for b in bits[2:]):
+                    found.append(f"{module} -> {imported}")
+    return sorted(set(found))
+
+
+def test_no_package_imports_another_packages_private_modules() -> None:
+    assert private_imports(REPO) == []
+
+
+def test_a_private_import_across_packages_is_caught(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "autotune", tmp_path / "autotune", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    (tmp_path / "autotune" / "report" / "_reach.py").write_text(
+        "def f() -> None:\n    from autotune.campaign.study._study import ran_trials\n")
+    (tmp_path / "autotune" / "testing" / "_peek.py").write_text("from autotune.launch import _tree\n")
+    (tmp_path / "autotune" / "launch" / "_own.py").write_text("from autotune.launch._tree import proc_stat\n")
+    (tmp_path / "autotune" / "campaign" / "run" / "_rel.py").write_text("from ..study import _study\n")
+    (tmp_path / "autotune" / "report" / "_rel.py").write_text("from ..measure import _bootstrap\n")
+    found = private_imports(tmp_path)
+    assert "autotune.report._reach -> autotune.campaign.study._study" in found
+    assert "autotune.testing._peek -> autotune.launch._tree" in found
+    assert "autotune.report._rel -> autotune.measure._bootstrap" in found
+    assert not [f for f in found if f.startswith(("autotune.launch._own", "autotune.campaign.run._rel"))]
+    assert len(found) == 4

@@ -1,42 +1,103 @@
-"""Campaigns: the campaign file, the Optuna study, the loop, the summary."""
+"""Campaigns, in four parts (one folder each; their modules are private, their public names are these):
 
-from autotune.campaign._config import Budget, Campaign, Objective, load_campaign, parse_campaign
-from autotune.campaign._digest import Counts, counts, recent, trials_in
-from autotune.campaign._loop import CampaignLoop, LoopResult, run_campaign
-from autotune.campaign._preflight import preflight
-from autotune.campaign._report import hints_text, summary, summary_text
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._stack import StackReport, check_stack, ignored_hints
-from autotune.campaign._study import best_trial, default_trial, implausible_trials, make_storage, open_study, ran_trials
-from autotune.campaign._trial import TrialOutcome, run_trial
+- ``file``: the campaign file, parsed and validated into a ``Campaign`` (values, study names, the cost objective);
+- ``study``: the study record: the Optuna study and the stores it lives in, bounded reads, resume, the
+  objectives' values, the end-of-campaign summary, the model fitted to its measured trials;
+- ``run``: the run loop: the campaign bound to its target (``Runtime``), trials and their repetitions,
+  re-measurement, the persistent DataWarp reservation;
+- ``verify``: ``check`` and ``tune --dry-run``, the stack and the launcher's preflight, the baseline, the
+  confirmation of the recommendation.
+"""
+
+from autotune.campaign.file._config import Budget, Campaign, Objective, load_campaign, parse_campaign
+from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, rate_value, recommend, within_value
+from autotune.campaign.file._names import check_study_name
+from autotune.campaign.file._values import nonempty_path, tracking_uri, workdir_path
+from autotune.campaign.file._values import repeats as repeats_value
+from autotune.campaign.file._values import trials as trials_value
+from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
+from autotune.campaign.run._reservation import reservation_job
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.study._digest import Counts, counts, recent, trials_in
+from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
+from autotune.campaign.study._objectives import points, value_of, worst_values
+from autotune.campaign.study._report import fmt_value, hints_text, summary, summary_text
+from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
+from autotune.campaign.study._study import (
+    best_trial,
+    default_trial,
+    implausible_trials,
+    make_storage,
+    open_study,
+    ran_trials,
+)
+from autotune.campaign.verify._baseline import baseline_config
+from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
+from autotune.campaign.verify._confirm import recommended_config
+from autotune.campaign.verify._dryrun import Proposal, proposals
+from autotune.campaign.verify._preflight import pending_lines, preflight
+from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [
     "Budget",
     "Campaign",
     "CampaignLoop",
+    "CheckReport",
+    "CostObjective",
+    "CostParts",
     "Counts",
     "LoopResult",
     "Objective",
+    "Point",
+    "Proposal",
     "Runtime",
+    "SiteFit",
     "StackReport",
     "TrialOutcome",
+    "baseline_config",
     "best_trial",
     "check_stack",
+    "check_study_name",
     "counts",
     "default_trial",
+    "fit_campaigns",
+    "fmt_value",
+    "format_check",
     "hints_text",
     "ignored_hints",
     "implausible_trials",
     "load_campaign",
     "make_storage",
+    "nonempty_path",
+    "nothing_left_on_failure",
     "open_study",
+    "pareto",
     "parse_campaign",
+    "parse_config_overrides",
+    "pending_lines",
+    "points",
     "preflight",
+    "prepare_stores",
+    "proposals",
     "ran_trials",
+    "rate_value",
     "recent",
+    "recommend",
+    "recommended_config",
+    "repeats_value",
+    "reservation_job",
     "run_campaign",
+    "run_check",
     "run_trial",
     "summary",
     "summary_text",
+    "tracking_uri",
     "trials_in",
+    "trials_value",
+    "value_of",
+    "what_it_gets",
+    "within_value",
+    "workdir_path",
+    "worst_values",
 ]

@@ -20,8 +20,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime
-    from autotune.campaign._check import format_check, parse_config_overrides, run_check
+    from autotune.campaign import Runtime, format_check, parse_config_overrides, run_check
 
     c = load(args)
     rt = Runtime.build(c)

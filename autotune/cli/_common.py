@@ -46,10 +46,15 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
-    from autotune.campaign import _checks as checks
-    from autotune.campaign import load_campaign
-    from autotune.campaign._checks import nonempty_path, tracking_uri, workdir_path
-    from autotune.campaign._names import check_study_name
+    from autotune.campaign import (
+        check_study_name,
+        load_campaign,
+        nonempty_path,
+        repeats_value,
+        tracking_uri,
+        trials_value,
+        workdir_path,
+    )
     from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
@@ -62,13 +67,13 @@ def load(args: argparse.Namespace) -> Any:
         kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget
     if getattr(args, "trials", None) is not None:
-        budget = replace(budget, trials=checks.trials(args.trials, "--trials"))
+        budget = replace(budget, trials=trials_value(args.trials, "--trials"))
     if getattr(args, "budget", None) is not None:
         budget = replace(budget, trials=budget.trials if args.trials is not None else None,
                          wall_time=parse_duration(args.budget, "--budget"))
     kw["budget"] = budget
     if getattr(args, "repeats", None) is not None:
-        kw["objective"] = replace(c.objective, repeats=checks.repeats(args.repeats, "--repeats"))
+        kw["objective"] = replace(c.objective, repeats=repeats_value(args.repeats, "--repeats"))
     tracking = dict(c.tracking)
     if getattr(args, "tracking_uri", None) is not None:
         tracking["uri"] = tracking_uri(args.tracking_uri, "--tracking-uri")
@@ -85,7 +90,7 @@ def load(args: argparse.Namespace) -> Any:
 
 def _cost_override(c: Any, args: argparse.Namespace) -> Any:
     """``--exchange-rate`` / ``--within`` applied to the campaign's ``objective.cost`` (None: neither given)."""
-    from autotune.campaign._cost import rate_value, within_value
+    from autotune.campaign import rate_value, within_value
 
     rate, within = getattr(args, "exchange_rate", None), getattr(args, "within", None)
     if rate is None and within is None:

@@ -67,9 +67,8 @@ def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from autotune._extras import require
 
     require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
-    from autotune.campaign._checks import nonempty_path
-    from autotune.report._notify import notify, parse_notify
-    from autotune.report._run import compare_campaigns
+    from autotune.campaign import nonempty_path
+    from autotune.report import compare_campaigns, notify, parse_notify
     from autotune.units import parse_duration
 
     report_dir = Path(nonempty_path(args.report, "--report")).expanduser().resolve()  # '' meant the current directory

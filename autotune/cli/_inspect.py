@@ -53,7 +53,7 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
           + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run)"
           + (f", {n.duplicates} repeated a completed configuration (not run)" if n.duplicates else "")
           + (f", {n.dropped} queued outside the space (dropped)" if n.dropped else ""))
-    from autotune.campaign._preflight import pending_lines
+    from autotune.campaign import pending_lines
 
     for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why
         print(line)
@@ -75,7 +75,7 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from autotune.campaign import Runtime, best_trial, open_study
-    from autotune.hints import render
+    from autotune.hints import flavour_problem, render
 
     c = load(args)
     rt = Runtime.build(c)
@@ -83,13 +83,12 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     best = best_trial(study, c.objective.cost)  # two objectives: the trial the cost rule recommends
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
-    from autotune.campaign._confirm import recommended_config
+    from autotune.campaign import recommended_config
 
     settings = rt.settings_for(*recommended_config(rt, study, best))  # only settings that differ and matter
-    if args.format == "mpich" and c.system.mpi_flavour != "cray-mpich":
-        raise AutotuneError(f"--format mpich: MPICH_MPIIO_HINTS is read only by Cray MPICH; system {c.system.name!r} "
-                            f"runs {c.system.mpi_flavour}, which ignores it: use --format romio (a ROMIO_HINTS file) "
-                            "or --format env")
+    problem = flavour_problem(args.format, c.system.mpi_flavour, c.system.name)
+    if problem:
+        raise AutotuneError(f"--format {args.format}: {problem}")
     patterns = [plain_text(f, "--files", "file patterns") for f in args.files.split(",")] if args.files \
         else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))

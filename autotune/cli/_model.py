@@ -24,11 +24,11 @@ def register(sub: Any) -> None:
 
 def cmd_calibrate(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     if getattr(args, "out_of_sample", False):
-        from autotune.model._outofsample import report as published
+        from autotune.model import outofsample_report as published
 
         return 0 if published(sys.stdout) else 1
     if getattr(args, "cross_validate", False):
-        from autotune.model._crossval import report
+        from autotune.model import crossval_report as report
 
         return 0 if report(sys.stdout) else 1
     from autotune.model import calibrate

@@ -179,8 +179,7 @@ def _is_campaign_file(name: str) -> bool:
 def _app_hints(args: argparse.Namespace) -> int:
     """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
     from autotune.hints import render
-    from autotune.service import StoreUnavailable, bounded
-    from autotune.service._apphints import app_hints
+    from autotune.service import StoreUnavailable, app_hints, bounded
 
     storage = args.storage or os.environ.get("AUTOTUNE_STORAGE")
     if not storage:

@@ -31,16 +31,16 @@ def register(sub: Any) -> None:
 
 
 def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.execute import _jobs
+    from autotune.execute import jobs
 
     if args.status:
-        print(_jobs.status(args.address, args.status))
+        print(jobs.status(args.address, args.status))
         return 0
     if args.logs:
-        print(_jobs.logs(args.address, args.logs), end="")
+        print(jobs.logs(args.address, args.logs), end="")
         return 0
     if args.stop:
-        print("stopped" if _jobs.stop(args.address, args.stop) else "not running")
+        print("stopped" if jobs.stop(args.address, args.stop) else "not running")
         return 0
     if not args.campaign:
         raise ConfigError("submit: give a campaign file, or --status/--logs/--stop ID")
@@ -48,14 +48,14 @@ def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         tune_args = shlex.split(args.tune_args)
     except ValueError as exc:
         raise ConfigError(f"--tune-args: {args.tune_args!r}: {exc}") from None
-    sid = _jobs.submit(args.address, Path(args.campaign), tune_args, python=args.python)
+    sid = jobs.submit(args.address, Path(args.campaign), tune_args, python=args.python)
     print(sid)
     if not args.wait:
         print(f"autotune submit --address {args.address} --status {sid}   (--logs, --stop)", file=sys.stderr)
         return 0
-    while (state := _jobs.status(args.address, sid)) not in FINAL:
+    while (state := jobs.status(args.address, sid)) not in FINAL:
         time.sleep(1.0)
-    print(_jobs.logs(args.address, sid), end="")
+    print(jobs.logs(args.address, sid), end="")
     print(f"job {sid}: {state}", file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 

@@ -29,15 +29,14 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
     warn_stack(rt)
-    from autotune.campaign._stores import nothing_left_on_failure
+    from autotune.campaign import nothing_left_on_failure
 
     with nothing_left_on_failure(c.workdir):  # a refused store or bad input leaves no work directory behind
         return _tune(c, rt, args, argv)
 
 
 def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import summary_text
-    from autotune.campaign._stores import prepare_stores
+    from autotune.campaign import prepare_stores, summary_text
     from autotune.execute import run_with_executor
     from autotune.tracking import campaign_tracker
 
@@ -53,8 +52,8 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     print(f"storage: {c.storage}  (study {c.study})")
     if tracker is not None and tracker.name == "mlflow":
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
-    if args.notify:  # the notification hook (autotune/report/_notify.py)
-        from autotune.report._notify import notify
+    if args.notify:  # the notification hook (autotune.report.notify)
+        from autotune.report import notify
 
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
@@ -70,16 +69,15 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
 
 def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
     """A persistent campaign's set-up (``create``) or tear-down (``destroy``) job script, printed and written."""
-    from autotune.launch._persistent import script
+    from autotune.campaign import reservation_job
 
     p = c.persistent
-    if p is None or (action == "create" and not p.create) or (action == "destroy" and p.keep):
+    text = reservation_job(c, action)
+    if p is None or text is None:
         if p is not None:
             print("\n" + comment(f"---- no {action} job: the reservation {p.name} is "
                                   + ("named as existing" if action == "create" else "kept at the end")))
         return
-    options = {k: v for k, v in c.launcher.items() if k != "name"}
-    text = script(p, action, c.study, c.system, options, c.workdir / "bb-persistent")
     path = out_dir / f"bb-{action}.sh"
     path.write_text(text)
     when = "before the first trial (once; a resumed campaign finds it)" if action == "create" else "after the last trial"
@@ -91,9 +89,7 @@ def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
 def _dry_run(rt: Any, trials: int | None) -> int:
     """Print (and write) what the first trials of the real run will run: the loop's own proposals, each with
     the exact command, environment and files; nothing runs, nothing is submitted, no storage is touched."""
-    from autotune.campaign._check import what_it_gets
-    from autotune.campaign._dryrun import proposals
-    from autotune.launch import RunRequest
+    from autotune.campaign import proposals, what_it_gets
 
     c = rt.campaign
     for n in rt.space.notices:
@@ -107,11 +103,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     _reservation_job(c, "create", out_dir)
     for p in shown:
-        settings = rt.settings_for(p.config, p.is_default)
-        req = RunRequest(campaign=c.study, trial=p.number, repetition=0, app=c.app, system=c.system, fs=c.fs,
-                         config=p.config, settings=settings, run_dir=rt.run_dir(p.number, 0),
-                         data_dir=rt.data_dir(p.number, 0), timeout=c.budget.run_timeout, is_default=p.is_default)
-        command, env, files = what_it_gets(rt, req)
+        command, env, files = what_it_gets(rt, rt.request(p.number, 0, p.config, p.is_default, seeded=False))
         text = [command]
         text += [comment(f"environment: {k}={quote(v)}") for k, v in sorted(env.items())]
         for path, content in sorted(files.items()):
@@ -128,7 +120,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     if depends:
         print("\n" + comment(f"the proposals after trial {shown[-1].number if shown else 0} depend on the measured "
                               "values: the real run makes them from what it measures"))
-    from autotune.campaign._preflight import preflight
+    from autotune.campaign import preflight
     from autotune.errors import AutotuneError
 
     try:  # the scheduler's verdict on the first job; a refusal warns (scripts for another site stay viewable)

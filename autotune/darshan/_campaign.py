@@ -136,8 +136,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
           command: list[str] | None = None, model: bool = False, name: str | None = None,
           trials: int = 30) -> Init:
     """Read the log, derive the pattern, choose the target, write the campaign text and diagnose it."""
-    from autotune.campaign import parse_campaign
-    from autotune.campaign._baseline import baseline_config
+    from autotune.campaign import baseline_config, parse_campaign
 
     log = read_log(log_path)
     d = derive(log, nodes)

@@ -15,8 +15,7 @@ from typing import Any, NoReturn
 from mpi4py import MPI
 
 from autotune.kernels._spec import KERNELS, PHASES, size_arg
-from autotune.measure._effect import OMPIO_MCA, Evidence, library_of, not_in_effect, verify_settings
-from autotune.measure._verify import count_aggregators
+from autotune.measure import OMPIO_MCA, Evidence, count_aggregators, library_of, not_in_effect, verify_settings
 
 MiB = 1024 * 1024
 

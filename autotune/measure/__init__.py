@@ -1,9 +1,18 @@
 """Measurements: metric extractors, the aggregate of N repetitions, margins, and which hints took effect."""
 
 from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, aggregate_label, default_aggregate, spread
-from autotune.measure._bootstrap import advantage, interval
+from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
-from autotune.measure._effect import STATES, Evidence, library_of, not_in_effect, took_effect, verify_run, verify_settings
+from autotune.measure._effect import (
+    OMPIO_MCA,
+    STATES,
+    Evidence,
+    library_of,
+    not_in_effect,
+    took_effect,
+    verify_run,
+    verify_settings,
+)
 from autotune.measure._extract import (
     EXTRACTORS,
     BaseExtractor,
@@ -17,6 +26,7 @@ from autotune.measure._extract import (
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
 from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
 from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
+from autotune.measure._sanity import metric_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
@@ -25,10 +35,12 @@ from autotune.measure._darshan import check_darshan_header, log_metrics  # isort
 __all__ = [
     "AGGREGATES",
     "ALPHA",
+    "BOOTSTRAP",
     "CANONICAL",
     "EXTRACTORS",
     "INTERIM",
     "MIN_TRIALS",
+    "OMPIO_MCA",
     "ONE_SIDED_KINDS",
     "STATES",
     "UNITS",
@@ -58,6 +70,7 @@ __all__ = [
     "log_metrics",
     "looks",
     "margin",
+    "metric_problem",
     "metric_unit",
     "not_in_effect",
     "paired",

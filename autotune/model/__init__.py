@@ -6,10 +6,12 @@
 to measured runs. See docs/model.md.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from autotune.model._calibrate import calibrate
 from autotune.model._ceiling import physical_ceiling
 from autotune.model._constants import Constants, constants_for
-from autotune.model._fit import FitResult, MeasuredRun, fit_constants
+from autotune.model._fit import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants, predicted
 from autotune.model._noise import NoiseModel, sample
 from autotune.model._predict import metadata_term, predict
 from autotune.model._prediction import (
@@ -22,9 +24,49 @@ from autotune.model._prediction import (
 from autotune.model._settings import Resolved, cannot_judge, settings_in_effect
 from autotune.model._simulate import simulate_run
 
+if TYPE_CHECKING:
+    from autotune.model._crossval import report as crossval_report
+    from autotune.model._outofsample import report as outofsample_report
+
+# The validation reports load SciPy: imported on first use, not with the package.
+_LAZY = {"crossval_report": ("autotune.model._crossval", "report"),
+         "outofsample_report": ("autotune.model._outofsample", "report")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "RESOURCES", "Constants", "FitResult", "Limit", "MeasuredRun", "NoiseModel", "PhasePrediction", "Prediction",
-    "Resolved", "Term", "calibrate", "cannot_judge", "constants_for", "fit_constants", "metadata_term", "physical_ceiling",
-    "predict", "sample",
-    "settings_in_effect", "simulate_run",
+    "FIT_NAMES",
+    "PRIOR_WEIGHT",
+    "RESOURCES",
+    "SPAN",
+    "Constants",
+    "FitResult",
+    "Limit",
+    "MeasuredRun",
+    "NoiseModel",
+    "PhasePrediction",
+    "Prediction",
+    "Resolved",
+    "Term",
+    "calibrate",
+    "cannot_judge",
+    "constants_for",
+    "crossval_report",
+    "fit_constants",
+    "metadata_term",
+    "outofsample_report",
+    "physical_ceiling",
+    "predict",
+    "predicted",
+    "sample",
+    "settings_in_effect",
+    "simulate_run",
 ]

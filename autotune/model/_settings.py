@@ -16,8 +16,7 @@ from typing import Any
 from autotune.errors import ConfigError
 from autotune.model._constants import Constants
 from autotune.pattern import IOPattern
-from autotune.systems import FileSystem, SystemProfile, access_mode
-from autotune.systems._pfl import effective_stripe_count, parse_pfl
+from autotune.systems import FileSystem, SystemProfile, access_mode, effective_stripe_count, parse_pfl
 
 _TRI = ("automatic", "enable", "disable")
 # Parameters with no term in this model (docs/model.md covers ROMIO, Cray MPI-IO, Lustre, DataWarp, today's

@@ -118,8 +118,7 @@ class ModelArm:
     _credit: float = 0.0
 
     def __post_init__(self) -> None:
-        from autotune.model import constants_for
-        from autotune.model._fit import FIT_NAMES
+        from autotune.model import FIT_NAMES, constants_for
 
         self.start = self.start if self.start is not None else constants_for(self.space.system, self.space.fs)
         self.constants = self.start
@@ -174,8 +173,7 @@ class ModelArm:
 
     def _refit(self, runs: list[Any]) -> None:
         from autotune.errors import AutotuneError
-        from autotune.model import fit_constants
-        from autotune.model._fit import PRIOR_WEIGHT, SPAN, predicted
+        from autotune.model import PRIOR_WEIGHT, SPAN, fit_constants, predicted
 
         if self.names:
             # a fit that fails keeps the constants in force

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autotune.campaign._cost import CostObjective, Point, pareto, recommend
+from autotune.campaign import CostObjective, Point, pareto, recommend
 from autotune.report._figures import TargetFigures
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from autotune.campaign._report import fmt_value
+from autotune.campaign import fmt_value
 from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
 from autotune.report._stats import Comparison, bootstrap_value, interval, jitter

@@ -9,9 +9,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
-from autotune.campaign._cost import CostObjective, Point
-from autotune.campaign._objectives import points, value_of
+from autotune.campaign import CostObjective, Point, Runtime, best_trial, default_trial, points, ran_trials, summary, value_of
 
 MIB_METRIC = "bandwidth"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autotune.campaign._cost import CostObjective, pareto, recommend
+from autotune.campaign import CostObjective, pareto, recommend
 from autotune.report._figures import TargetFigures
 from autotune.report._plots import COLORS, _empty, plt, to_svg
 

@@ -9,7 +9,8 @@ from typing import TextIO
 
 import optuna
 
-from autotune.campaign import Campaign, CampaignLoop, Runtime, open_study
+from autotune.campaign import Campaign, Runtime, open_study
+from autotune.execute import run_with_executor
 from autotune.report._build import Report, build_report
 
 
@@ -48,7 +49,8 @@ def _tracker(c: Campaign):  # type: ignore[no-untyped-def]
 
 def run_campaigns(campaigns: list[Campaign], *, wall_time: float | None, out: TextIO,
                   command_line: str = "") -> dict[str, str]:
-    """Run or resume each campaign in turn; a wall-time budget is shared (each gets its share of what is left)."""
+    """Run or resume each campaign in turn with the executor its ``executor:`` names (as ``tune`` does); a
+    wall-time budget is shared (each gets its share of what is left)."""
     deadline = time.monotonic() + wall_time if wall_time is not None else None
     stopped: dict[str, str] = {}
     for i, c in enumerate(campaigns):
@@ -57,8 +59,7 @@ def run_campaigns(campaigns: list[Campaign], *, wall_time: float | None, out: Te
             share = max(0.0, left / (len(campaigns) - i))
             c = c.with_overrides(budget=c.budget.__class__(c.budget.trials, share, c.budget.run_timeout))
         print(f"== {c.name}: {c.system.name}/{c.fs.name} ({c.study} in {c.storage})", file=out, flush=True)
-        result = CampaignLoop(c, runtime=Runtime.build(c), tracker=_tracker(c), out=out,
-                              command_line=command_line).run()
+        result = run_with_executor(c, Runtime.build(c), tracker=_tracker(c), command_line=command_line, out=out)
         stopped[c.name] = result.stopped_by
         if result.stopped_by == "interrupted":
             break

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autotune.campaign._cost import CostObjective
-from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
+from autotune.campaign import CostObjective
+from autotune.measure import BOOTSTRAP, advantage, interval
 from autotune.report._cost import cost_sentence, shared_rule
 from autotune.report._figures import TargetFigures, TrialRow
 

@@ -1,5 +1,6 @@
 """The search as a service: production jobs ask for their configuration and tell what they measured."""
 
+from autotune.service._apphints import app_hints
 from autotune.service._asktell import Assignment, ask, expire_stale, parse_ref, tell
 from autotune.service._fallback import StoreUnavailable, bounded
 from autotune.service._hints import Known, best_known, gain, pattern_distance
@@ -7,6 +8,6 @@ from autotune.service._policy import Policy, acceptable
 from autotune.service._run import do_ask, do_hints, do_tell
 
 __all__ = [
-    "Assignment", "Known", "Policy", "StoreUnavailable", "acceptable", "ask", "best_known", "bounded", "do_ask",
+    "Assignment", "Known", "Policy", "StoreUnavailable", "acceptable", "app_hints", "ask", "best_known", "bounded", "do_ask",
     "do_hints", "do_tell", "expire_stale", "gain", "parse_ref", "pattern_distance", "tell",
 ]

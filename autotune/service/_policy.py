@@ -61,7 +61,7 @@ def score(value: float, maximize: bool) -> float | None:
 
 def predicted(space: BoundSpace, config: Config, metric: str, maximize: bool) -> float | None:
     """The model's value for ``config`` as a 'larger is better' score (None: the model cannot say)."""
-    from autotune.optimize._prior import model_metric
+    from autotune.optimize import model_metric
 
     value = model_metric(space, config, metric)
     return None if value is None else score(value, maximize)
@@ -155,7 +155,7 @@ def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, max
     told as a campaign tells it (the worst value, a violated constraint); one the history or the model
     advises against is told PRUNED: either way the sampler moves on, and ``rejected_by`` says why. None:
     nothing acceptable was proposed."""
-    from autotune.campaign._loop import worst_value
+    from autotune.campaign import worst_values
 
     judged = broke = 0
     rejected: list[FrozenTrial] = []
@@ -172,7 +172,7 @@ def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, max
         if why == "rules":
             broke += 1
             trial.set_user_attr("infeasible", sorted(n for n, v in violations.items() if v > 0))
-            rejected.append(box.tell(trial, worst_value(box)))
+            rejected.append(box.tell(trial, worst_values(box)))
         else:
             judged += 1
             rejected.append(box.tell(trial, state=optuna.trial.TrialState.PRUNED))

@@ -21,11 +21,12 @@ from autotune.space._space import (
     aggregators,
     context_env,
     default_rules,
+    fixed_value,
     load_space,
 )
 
 __all__ = [
     "AGGREGATOR_SETTINGS", "CATALOGUE", "COMPONENT_RULES", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS",
     "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
-    "aggregators", "context_env", "default_rules", "inert", "load_space", "measured_phases", "other_component",
+    "aggregators", "context_env", "default_rules", "fixed_value", "inert", "load_space", "measured_phases", "other_component",
 ]

@@ -55,7 +55,7 @@ def default_rules() -> list[Rule]:
     return _load_rules(path) if path else []
 
 
-def _fixed_value(name: str, value: Any, where: str) -> Scalar:
+def fixed_value(name: str, value: Any, where: str) -> Scalar:
     if name not in CATALOGUE:
         raise ConfigError(f"{where}: unknown parameter {name!r} (known: {', '.join(sorted(CATALOGUE))})")
     known = CATALOGUE[name]
@@ -94,7 +94,7 @@ class SearchSpace:
         params_raw = expect(d["parameters"], dict, f"{where}.parameters", "a mapping of parameters")
         params = tuple(ParamSpec.parse(n, v, f"{where}.parameters") for n, v in params_raw.items())
         fixed_raw = check_keys(d.get("fixed", {}), set(CATALOGUE), f"{where}.fixed")
-        fixed = {n: _fixed_value(n, v, f"{where}.fixed") for n, v in fixed_raw.items()}
+        fixed = {n: fixed_value(n, v, f"{where}.fixed") for n, v in fixed_raw.items()}
         both = sorted(set(fixed) & {p.name for p in params})
         if both:
             raise ConfigError(f"{where}: {both[0]!r} is both fixed and searched; choose one")
@@ -114,7 +114,7 @@ class SearchSpace:
         parameters = check_keys(parameters, None, f"{where}.parameters")
         new_fixed = dict(self.fixed)
         for n, v in fixed.items():
-            new_fixed[n] = _fixed_value(n, v, f"{where}.fixed")
+            new_fixed[n] = fixed_value(n, v, f"{where}.fixed")
         replaced = {n: ParamSpec.parse(n, v, f"{where}.parameters") for n, v in (parameters or {}).items()}
         params = [replaced.pop(p.name, p) for p in self.params]
         params += list(replaced.values())

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from autotune.launch._tree import proc_stat
+from autotune.launch import proc_stat
 
 # A well-behaved app: the bandwidth printed as a kernel record; FAKE_BW overrides the value per trial
 # ("trial:value,..."), e.g. "1:nan,2:-5,3:Infinity".

@@ -31,7 +31,6 @@ import os
 import statistics
 import subprocess
 import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -191,8 +190,8 @@ def main() -> None:
 
 
 def fit_campaigns(work: Path, profile: Path) -> str:
-    """`autotune model fit` on the two fit campaigns (their storages live in the work directory)."""
-    from autotune.cli._modelfit import run_fit
+    """`autotune model fit` on the two fit campaigns (their storages live in the work directory): its table."""
+    from autotune.campaign import fit_campaigns
 
     copies = []
     for f in FIT:
@@ -201,10 +200,9 @@ def fit_campaigns(work: Path, profile: Path) -> str:
         copy = work / Path(f).name
         copy.write_text(yaml.safe_dump(data, sort_keys=False))
         copies.append(str(copy))
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        run_fit(argparse.Namespace(campaigns=copies, output=str(profile), constants=None, storage=None))
-    return buf.getvalue()
+    site = fit_campaigns(copies)
+    site.write_profile(profile)
+    return site.text + f"\ncalibrated profile written to {profile} (use: system: {profile})\n"
 
 
 def report(say: Any, held: list[Path], measured: list[float], profile: Path) -> None:

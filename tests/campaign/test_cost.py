@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from autotune.campaign import CampaignLoop, Runtime, open_study, summary
-from autotune.campaign._config import parse_campaign
-from autotune.campaign._cost import CostObjective
-from autotune.campaign._objectives import front, recommended
+from autotune.campaign.file._config import parse_campaign
+from autotune.campaign.file._cost import CostObjective
+from autotune.campaign.study._objectives import front, recommended
 from autotune.errors import ConfigError
 from autotune.systems import parse_system
 from autotune.testing.reports import EXPERIMENTS
@@ -238,7 +238,7 @@ def test_mlflow_records_both_objectives_and_the_front(tmp_path: Path) -> None:
 
 def test_front_and_pick_for_a_bandwidth_metric() -> None:
     """A maximised metric: the front keeps (more bandwidth, less cost) trade-offs; `within` is on time."""
-    from autotune.campaign._cost import CostParts, Point, pareto, recommend
+    from autotune.campaign.file._cost import CostParts, Point, pareto, recommend
 
     # bandwidth = 100 / seconds; 10 compute nodes; BB nodes vary
     pts = [Point(n, 100 / s, CostParts(s, 10, b)) for n, (s, b) in enumerate([(10, 1), (5, 4), (4, 16), (6, 16)])]

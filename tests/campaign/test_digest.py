@@ -14,7 +14,7 @@ from optuna.distributions import CategoricalDistribution, IntDistribution
 from optuna.trial import TrialState, create_trial
 
 from autotune.campaign import best_trial, counts, default_trial, recent, trials_in
-from autotune.campaign._digest import first_flagged, rdb
+from autotune.campaign.study._digest import first_flagged, rdb
 from autotune.testing import fresh_postgres_database
 
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")

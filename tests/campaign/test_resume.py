@@ -16,7 +16,7 @@ import yaml
 from optuna.trial import TrialState
 
 from autotune.campaign import CampaignLoop, load_campaign, ran_trials
-from autotune.campaign._study import best_trial
+from autotune.campaign.study._study import best_trial
 from autotune.errors import ConfigError
 from autotune.optimize import SAMPLERS, resume_seed
 
@@ -88,7 +88,7 @@ def test_a_resumed_study_finds_its_own_records(make_campaign: Any) -> None:
 def test_an_interrupted_trial_recorded_before_per_study_records_is_found(make_campaign: Any) -> None:
     import json
 
-    from autotune.campaign._runtime import Runtime
+    from autotune.campaign.run._runtime import Runtime
 
     rt = Runtime.build(load_campaign(make_campaign()).with_overrides(study="alpha"))
     old = rt.campaign.workdir / "runs" / "trial-0003" / "rep-1"  # where earlier versions kept every study's
@@ -180,7 +180,8 @@ def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Pat
 
 def test_a_sampler_that_only_repeats_itself_stops_the_campaign(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from autotune.campaign import _loop, _resume
+    from autotune.campaign.run import _loop
+    from autotune.campaign.study import _resume
 
     monkeypatch.setattr(_resume, "feasible_count", lambda space: None)  # as for a space too big to count
     space = {"use": "lustre-cray", "only": ["mpiio.romio_cb_write"]}

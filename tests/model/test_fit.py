@@ -75,3 +75,10 @@ def test_model_fit_cli_writes_a_profile_a_campaign_can_use(tmp_path: Path) -> No
     assert math.isfinite(float(fitted)) and float(fitted) > 0
     # the model launcher's trials are the model itself (with noise): the fit stays near the profile
     assert float(fitted) == pytest.approx(3.07e9, rel=0.3)
+    # the CLI prints what the package API computes (the evaluation harness calls the API)
+    from autotune.campaign import fit_campaigns
+
+    site = fit_campaigns([path], constants=["ost_write_bw", "lock_time"])
+    assert proc.stdout.startswith(site.text + "\n")
+    assert site.fit.values["ost_write_bw"] == pytest.approx(float(fitted), rel=1e-5)
+    assert site.names == ("ost_write_bw", "lock_time") and site.fs.name == "projects"

@@ -15,8 +15,8 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.campaign import load_campaign
-from autotune.campaign._names import data_dir_re
-from autotune.campaign._study import ran_trials
+from autotune.campaign.file._names import data_dir_re
+from autotune.campaign.study._study import ran_trials
 from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
 
 # Sleeps a random moment, sometimes leaves a detached daemon behind, writes into its data directory.

@@ -16,7 +16,7 @@ import optuna
 import pytest
 
 from autotune.campaign import load_campaign
-from autotune.campaign._study import ran_trials
+from autotune.campaign.study._study import ran_trials
 from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
 
 APP = """
@@ -57,7 +57,7 @@ def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler
 
 def test_a_store_whose_writer_was_killed_mid_transaction_resumes(tmp_path: Path) -> None:
     """A hot journal (kill -9 during a write) is rolled back by the store check, not called a broken store."""
-    from autotune.campaign._stores import check_sqlite
+    from autotune.campaign.study._stores import check_sqlite
 
     db = tmp_path / "optuna.db"
     with closing(sqlite3.connect(db)) as con:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from autotune.campaign import load_campaign
-from autotune.campaign._loop import CampaignLoop
-from autotune.campaign._names import check_study_name, clean_stale_data, data_dir_name
+from autotune.campaign.file._names import check_study_name, clean_stale_data, data_dir_name
+from autotune.campaign.run._loop import CampaignLoop
 from autotune.errors import ConfigError
 from autotune.testing._misbehave import GOOD_APP, write_campaign
 

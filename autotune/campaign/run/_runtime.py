@@ -5,18 +5,20 @@ from __future__ import annotations
 import json
 import os
 import socket
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import optuna
 
-from autotune.campaign._config import Campaign
-from autotune.campaign._names import check_study_name, data_dir_name
-from autotune.campaign._reach import unreachable
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.file._names import check_study_name, data_dir_name
+from autotune.campaign.run._reach import unreachable
+from autotune.campaign.run._reservation import reservation_parameters
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
-from autotune.launch import BaseLauncher, get_launcher, job_name_of
+from autotune.launch import BaseLauncher, RunRequest, get_launcher, job_name_of
 from autotune.measure import BaseExtractor, get_extractor
 from autotune.space import BoundSpace, Config
 
@@ -40,9 +42,7 @@ class Runtime:
         blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
         spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
         if c.persistent is not None:  # the reservation's size, pool and (striped) mode hold for every trial
-            from autotune.launch._persistent import fixed_parameters
-
-            spec = spec.customise(fixed=fixed_parameters(c.persistent))
+            spec = spec.customise(fixed=reservation_parameters(c))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
         from autotune.model import cannot_judge
@@ -54,7 +54,7 @@ class Runtime:
                              for why, names in blind.items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
-        from autotune.campaign._baseline import baseline_config
+        from autotune.campaign.verify._baseline import baseline_config
 
         return cls(c, space, launcher, extractor, baseline_config(space, c.baseline))
 
@@ -93,6 +93,21 @@ class Runtime:
 
     def data_dir(self, number: int, repetition: int) -> Path:
         return self.campaign.data_root / data_dir_name(self.campaign.study, number, repetition)
+
+    def request(self, number: int, repetition: int, config: Config, is_default: bool, *, settings: Settings | None = None,
+                seeded: bool = True, run_dir: Path | None = None, data_dir: Path | None = None,
+                previous_run_dir: Path | None = None) -> RunRequest:
+        """Repetition ``repetition`` of trial ``number`` as the launcher gets it: the trial's hints (``settings``,
+        else ``settings_for``), its run and data directories unless given, the campaign's run timeout, and
+        (``seeded``) a seed fixed by study, trial and repetition (0 otherwise)."""
+        c = self.campaign
+        return RunRequest(
+            campaign=c.study, trial=number, repetition=repetition, app=c.app, system=c.system, fs=c.fs, config=config,
+            settings=settings if settings is not None else self.settings_for(config, is_default),
+            run_dir=run_dir if run_dir is not None else self.run_dir(number, repetition),
+            data_dir=data_dir if data_dir is not None else self.data_dir(number, repetition),
+            timeout=c.budget.run_timeout, seed=zlib.crc32(f"{c.study}/{number}/{repetition}".encode()) if seeded else 0,
+            is_default=is_default, previous_run_dir=previous_run_dir)
 
     def check_target(self) -> None:
         root = self.campaign.data_root

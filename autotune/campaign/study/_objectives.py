@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.campaign._cost import CostObjective, CostParts, Point, pareto, recommend
-from autotune.campaign._resume import in_space
+from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, recommend
+from autotune.campaign.study._resume import in_space
 from autotune.measure import aggregate
 
 if TYPE_CHECKING:
-    from autotune.campaign._config import Campaign
-    from autotune.campaign._trial import TrialOutcome
+    from autotune.campaign.file._config import Campaign
+    from autotune.campaign.run._trial import TrialOutcome
 
 COST_ATTR = "cost"  # trial user attribute: the CostParts of the trial (and its cost at the campaign's rate)
 

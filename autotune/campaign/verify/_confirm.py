@@ -38,10 +38,10 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from autotune.campaign._confirmation import MATTERS, Confirmation
-from autotune.campaign._resume import in_space
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._trial import run_trial
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._trial import run_trial
+from autotune.campaign.study._resume import in_space
+from autotune.campaign.verify._confirmation import MATTERS, Confirmation
 from autotune.hints import inert, measured_phases
 from autotune.measure import INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
 from autotune.space import Config

@@ -17,11 +17,11 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
-from autotune.campaign._config import Campaign
-from autotune.campaign._cost import CostObjective
-from autotune.campaign._digest import best_ran, first_flagged, ran_median, rdb
-from autotune.campaign._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
-from autotune.campaign._resume import in_space
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.file._cost import CostObjective
+from autotune.campaign.study._digest import best_ran, first_flagged, ran_median, rdb
+from autotune.campaign.study._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
+from autotune.campaign.study._resume import in_space
 from autotune.errors import ConfigError
 from autotune.measure import MIN_TRIALS, implausible_given
 from autotune.optimize import make_sampler
@@ -143,7 +143,7 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
     under the cost rule (``cost``, else the study's own: ``campaign._objectives.recommended``)."""
     if is_multi(study):
         return recommended(study, cost)
-    if rdb(study) is not None:  # bounded queries instead of reading every trial (campaign/_digest.py)
+    if rdb(study) is not None:  # bounded queries instead of reading every trial (campaign/study/_digest.py)
         return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)),
                         keep=lambda t: bool(in_space(study, [t])))[0]
     done = _done(study)

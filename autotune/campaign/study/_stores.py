@@ -26,7 +26,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import _storelock
-from autotune.campaign._config import Campaign
+from autotune.campaign.file._config import Campaign
 from autotune.errors import AutotuneError, ConfigError
 
 RESERVE_NAME = ".autotune-reserve"
@@ -173,7 +173,7 @@ class DiskReserve:
 
 def fail_running(study: optuna.Study, worker: str, reason: str) -> list[int]:
     """Fail this worker's RUNNING trials with ``reason``; they do not count and run again on resume."""
-    from autotune.campaign._study import enqueue_retry
+    from autotune.campaign.study._study import enqueue_retry
 
     failed = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
@@ -218,7 +218,7 @@ def stop_cleanly(c: Campaign, study: optuna.Study, worker: str, tracker: Any) ->
 def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
     """Log the finished trials a tracker that records them (``logged``) is missing, e.g. because its
     write failed on a full disk: Optuna is the source of truth, MLflow catches up on resume."""
-    from autotune.campaign._study import ran_trials
+    from autotune.campaign.study._study import ran_trials
     from autotune.tracking import TrialRecord
 
     inner = getattr(tracker, "inner", tracker)

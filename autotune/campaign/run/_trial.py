@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import shutil
 import time
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from autotune.campaign._runtime import Runtime
-from autotune.launch import RunRequest, RunResult
-from autotune.launch._process import tail
+from autotune.campaign.run._runtime import Runtime
+from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import (
     Measurement,
     add_mpiio_stats,
     aggregate,
+    metric_problem,
     not_in_effect,
     parse_hints_display,
     spread,
@@ -24,7 +23,6 @@ from autotune.measure import (
     verify_hints,
     verify_run,
 )
-from autotune.measure._sanity import metric_problem
 from autotune.space import Config
 
 
@@ -84,15 +82,9 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
     c = rt.campaign
     start = time.monotonic()
     settings = rt.settings_for(config, is_default)
-    requests = [
-        RunRequest(
-            campaign=c.study, trial=number, repetition=r, app=c.app, system=c.system, fs=c.fs, config=config,
-            settings=settings, run_dir=rt.run_dir(number, r), data_dir=rt.data_dir(number, r),
-            timeout=c.budget.run_timeout, seed=zlib.crc32(f"{c.study}/{number}/{r}".encode()), is_default=is_default,
-            previous_run_dir=rt.previous_run_dir(retry_of, r) if retry_of is not None else None,
-        )
-        for r in range(repeats)
-    ]
+    requests = [rt.request(number, r, config, is_default, settings=settings,
+                           previous_run_dir=rt.previous_run_dir(retry_of, r) if retry_of is not None else None)
+                for r in range(repeats)]
     outcome = TrialOutcome(number, config, is_default, None, [], [], dict(settings.info))
     try:
         outcome.command = rt.launcher.describe(requests[0])

@@ -6,12 +6,12 @@ from typing import Any
 
 import optuna
 
-from autotune.campaign._confirm import Confirmation, recommended_config
-from autotune.campaign._cost import CostObjective
-from autotune.campaign._digest import counts, first_flagged
-from autotune.campaign._objectives import COST_ATTR, front, is_multi, value_of
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._study import best_trial, default_trial, implausible_trials
+from autotune.campaign.file._cost import CostObjective
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.study._digest import counts, first_flagged
+from autotune.campaign.study._objectives import COST_ATTR, front, is_multi, value_of
+from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
+from autotune.campaign.verify._confirm import Confirmation, recommended_config
 from autotune.hints import Settings, render
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size

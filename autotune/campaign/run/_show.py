@@ -7,10 +7,10 @@ from typing import Any
 
 import optuna
 
-from autotune.campaign._config import Campaign
-from autotune.campaign._objectives import COST_ATTR, value_of
-from autotune.campaign._study import best_trial
-from autotune.campaign._trial import TrialOutcome
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.run._trial import TrialOutcome
+from autotune.campaign.study._objectives import COST_ATTR, value_of
+from autotune.campaign.study._study import best_trial
 from autotune.tracking import TrialRecord
 
 

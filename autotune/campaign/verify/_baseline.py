@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from autotune.errors import ConfigError
-from autotune.space import BoundSpace, Config
-from autotune.space._expr import Expr
-from autotune.space._space import _fixed_value
+from autotune.space import BoundSpace, Config, Expr, fixed_value
 
 
 def baseline_config(space: BoundSpace, raw: Mapping[str, Any] | None) -> Config | None:
@@ -25,7 +23,7 @@ def baseline_config(space: BoundSpace, raw: Mapping[str, Any] | None) -> Config 
     config: Config = dict(space.default_config())
     active = {p.name: p for p in space.active}
     for name, value in raw.items():
-        v = _fixed_value(str(name), value, "baseline")
+        v = fixed_value(str(name), value, "baseline")
         if name in space.fixed:
             if space.fixed[name] != v:
                 raise ConfigError(f"baseline.{name}: {value!r} differs from the space's fixed value {space.fixed[name]!r}")

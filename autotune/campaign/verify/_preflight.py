@@ -3,10 +3,9 @@ cancel what a stopped campaign still has queued (``BaseLauncher.preflight`` / ``
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable
 
-from autotune.campaign._runtime import Runtime
+from autotune.campaign.run._runtime import Runtime
 from autotune.launch import RunRequest, describe_pending
 
 
@@ -16,10 +15,7 @@ def first_requests(rt: Runtime) -> list[RunRequest]:
     config = rt.space.default_config()
     settings = rt.settings_for(config, True)
     repeats = 1 if c.objective.adaptive else c.objective.repeats  # adaptive: one repetition per job
-    return [RunRequest(campaign=c.study, trial=0, repetition=r, app=c.app, system=c.system, fs=c.fs, config=config,
-                       settings=settings, run_dir=rt.run_dir(0, r), data_dir=rt.data_dir(0, r),
-                       timeout=c.budget.run_timeout, seed=zlib.crc32(f"{c.study}/0/{r}".encode()), is_default=True)
-            for r in range(repeats)]
+    return [rt.request(0, r, config, True, settings=settings) for r in range(repeats)]
 
 
 def preflight(rt: Runtime) -> str | None:

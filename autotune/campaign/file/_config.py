@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
-from autotune.campaign import _checks
-from autotune.campaign._cost import CostObjective, parse_cost
-from autotune.campaign._names import check_study_name
+from autotune.campaign.file import _values as _checks
+from autotune.campaign.file._cost import CostObjective, parse_cost
+from autotune.campaign.file._names import check_study_name
+from autotune.campaign.run._reservation import parse_reservation
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
-from autotune.launch import AppSpec
-from autotune.launch._persistent import Persistent, parse_persistent
+from autotune.launch import AppSpec, Persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
@@ -45,10 +45,10 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
-    confirm: int = 60       # interleaved rounds of the final confirmation at most (campaign/_confirm.py); 0: off
+    confirm: int = 60       # interleaved rounds of the final confirmation at most (campaign/verify/_confirm.py); 0: off
     confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
     confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
-    cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/_cost.py)
+    cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/file/_cost.py)
 
     @property
     def maximize(self) -> bool:
@@ -240,7 +240,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     path = t.get("path") or fs.path
     if launcher["name"] == "local" and app.cwd is not None and not app.cwd.is_dir():  # elsewhere: on the cluster
         raise ConfigError(f"app.cwd: {str(app.cwd)!r} is not a directory (the app starts there)")
-    persistent = _persistent(t.get("bb"), fs, app, launcher)
+    persistent = parse_reservation(t.get("bb"), fs, app, launcher)
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
@@ -252,25 +252,6 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
                              "a mapping of parameter -> value")),
         persistent=persistent,
     )
-
-
-def _persistent(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, Any]) -> Persistent | None:
-    """``target.bb.persistent``: a DataWarp reservation every trial job uses (slurm job mode or the model)."""
-    if value is None:
-        return None
-    bb = check_keys(value, {"persistent"}, "target.bb")
-    if bb.get("persistent") is None:
-        return None
-    p = parse_persistent(bb["persistent"], fs, app.pattern.written_bytes)
-    staged = [k for k in ("stage_in", "stage_out") if launcher.get(k)]
-    if staged:  # KAUST Shaheen II training: a second job staging the same files into a persistent space fails
-        raise ConfigError(f"launcher.{staged[0]}: not with target.bb.persistent (every trial job would stage into "
-                          "the same reservation; staging the same files twice fails): stage once yourself")
-    name, mode = str(launcher.get("name")), str(launcher.get("mode", "job"))
-    if name not in ("slurm", "model") or (name == "slurm" and mode != "job"):
-        raise ConfigError(f"target.bb.persistent: needs the slurm launcher in job mode (or the model), not {name!r}"
-                          + (f" mode {mode!r}" if name == "slurm" else ""))
-    return p
 
 
 def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:

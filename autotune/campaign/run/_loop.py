@@ -16,20 +16,20 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune._storelock import store_lock
-from autotune.campaign import _resume
-from autotune.campaign._config import Campaign
-from autotune.campaign._names import clean_stale_data
-from autotune.campaign._objectives import COST_ATTR, cost_parts, told_values, value_of, worst_values
-from autotune.campaign._preflight import cancel_active, preflight
-from autotune.campaign._report import summary, summary_text
-from autotune.campaign._reservation import release, reserve
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._show import trial_line, trial_record
-from autotune.campaign._stores import backfill_tracker, stop_cleanly
-from autotune.campaign._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
-from autotune.campaign._trial import TrialOutcome, run_trial
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.file._names import clean_stale_data
+from autotune.campaign.run._reservation import release, reserve
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._show import trial_line, trial_record
+from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.study import _resume
+from autotune.campaign.study._objectives import COST_ATTR, cost_parts, told_values, value_of, worst_values
+from autotune.campaign.study._report import summary, summary_text
+from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
+from autotune.campaign.study._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
+from autotune.campaign.verify._preflight import cancel_active, preflight
 from autotune.errors import AutotuneError
-from autotune.launch._tree import kill_leftovers
+from autotune.launch import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, CampaignInfo, NullTracker, SafeTracker
 
@@ -59,11 +59,6 @@ class _Interrupted(Exception):
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted(signal.Signals(signum).name)
-
-
-def worst_value(study: optuna.Study) -> float | list[float]:
-    """The value(s) told for a configuration that breaks a rule (never run): the worst seen, or 0."""
-    return worst_values(study)
 
 
 class CampaignLoop:
@@ -156,7 +151,7 @@ class CampaignLoop:
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
                          "the Pareto front, see docs/DESIGN.md)")
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
-                from autotune.campaign._confirm import confirm_campaign
+                from autotune.campaign.verify._confirm import confirm_campaign
 
                 self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
                          "rounds at most (fewer once the margin is shown or shown not to matter), then an ablation "
@@ -174,7 +169,7 @@ class CampaignLoop:
         return LoopResult(study, self.rt, n_now, stopped, summ)
 
     def _remeasure(self, study: optuna.Study) -> None:
-        from autotune.campaign._remeasure import remeasure_top
+        from autotune.campaign.run._remeasure import remeasure_top
 
         remeasure_top(self.rt, study, self.say)
 
@@ -279,7 +274,7 @@ class CampaignLoop:
         """Fail fast: the default failed in every repetition and nothing has succeeded yet."""
         if outcome.ok or not outcome.is_default or best_trial(study) is not None:
             return False
-        from autotune.campaign._check import default_failure
+        from autotune.campaign.verify._check import default_failure
 
         self.failure = default_failure(outcome)
         self.say("\n" + self.failure)
@@ -307,7 +302,7 @@ class CampaignLoop:
         broken = sorted(n for n, v in violations.items() if v > 0)
         if broken:
             trial.set_user_attr("infeasible", broken)
-            study.tell(trial, worst_value(study))
+            study.tell(trial, worst_values(study))
             return None
         if trial.user_attrs.get("is_default") and self._default_taken(study, trial.number):
             trial.set_user_attr("duplicate_default", True)  # another worker enqueued it at the same instant
@@ -371,4 +366,4 @@ def run_campaign(c: Campaign, **kw: Any) -> LoopResult:
     return CampaignLoop(c, **kw).run()
 
 
-__all__ = ["CampaignLoop", "LoopResult", "run_campaign", "summary_text", "worst_value"]
+__all__ = ["CampaignLoop", "LoopResult", "run_campaign", "summary_text"]

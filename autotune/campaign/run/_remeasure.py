@@ -7,10 +7,10 @@ from collections.abc import Callable
 import optuna
 from optuna.trial import TrialState
 
-from autotune.campaign._objectives import value_of
-from autotune.campaign._resume import in_space
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._trial import run_trial
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._trial import run_trial
+from autotune.campaign.study._objectives import value_of
+from autotune.campaign.study._resume import in_space
 
 
 def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) -> None:

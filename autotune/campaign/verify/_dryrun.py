@@ -13,9 +13,9 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from autotune.campaign._config import Campaign
-from autotune.campaign._loop import CampaignLoop
-from autotune.campaign._runtime import Runtime
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.run._loop import CampaignLoop
+from autotune.campaign.run._runtime import Runtime
 from autotune.space import Config
 
 

@@ -11,11 +11,10 @@ from typing import Any
 import yaml
 
 from autotune._yaml import expect
-from autotune.campaign._runtime import Runtime
-from autotune.campaign._trial import TrialOutcome, what_took_effect
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._trial import TrialOutcome, what_took_effect
 from autotune.errors import AutotuneError, ConfigError
-from autotune.launch import RunRequest, RunResult
-from autotune.launch._process import tail
+from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import STATES, Measurement, strip_hints_display
 from autotune.space import COMPONENT_RULES, Config, other_component
 
@@ -86,14 +85,13 @@ def parse_config_overrides(rt: Runtime, items: list[str]) -> Config:
 
 def check_request(rt: Runtime, config: Config, is_default: bool) -> RunRequest:
     c = rt.campaign
-    return RunRequest(campaign=c.study, trial=0, repetition=0, app=c.app, system=c.system, fs=c.fs, config=config,
-                      settings=rt.settings_for(config, is_default), run_dir=c.workdir / "check" / "rep-0",
-                      data_dir=c.data_root / f"{c.study}-check", timeout=c.budget.run_timeout, is_default=is_default)
+    return rt.request(0, 0, config, is_default, seeded=False, run_dir=c.workdir / "check" / "rep-0",
+                      data_dir=c.data_root / f"{c.study}-check")
 
 
 def what_it_gets(rt: Runtime, req: RunRequest) -> tuple[str, dict[str, str], dict[Path, str]]:
     """The command line (or job script), the environment autotune adds and the files it writes first."""
-    from autotune.launch._command import app_command
+    from autotune.launch import app_command
 
     command = rt.launcher.describe(req)
     if rt.campaign.launcher.get("name") == "model":
