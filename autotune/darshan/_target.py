@@ -11,6 +11,7 @@ from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
 from autotune.systems import FileSystem, SystemProfile, load_system
+from autotune.tiers import LUSTRE
 
 
 def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem | None:
@@ -21,7 +22,7 @@ def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem
     if not hits and mount.strip("/"):
         inside = mount.rstrip("/") + "/"
         hits = [fs for fs in system.filesystems.values()
-                if fs.kind == "lustre" and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
+                if fs.tier is LUSTRE and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 

@@ -12,6 +12,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
 from autotune.campaign._cost import CostObjective, Point
 from autotune.campaign._objectives import points, value_of
+from autotune.tiers import DATAWARP
 
 MIB_METRIC = "bandwidth"
 
@@ -102,7 +103,7 @@ def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
     if not runs:
         wall = float(ua.get("duration_s", 0.0))
     bb = _int(config.get("bb.nodes", eff.get("bb_nodes")))
-    if bb is None and rt.campaign.fs.kind == "datawarp":
+    if bb is None and rt.campaign.fs.tier is DATAWARP:
         bb = _int(rt.space.default_config().get("bb.nodes"))
     stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
     aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
@@ -138,7 +139,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
     by_number = {r.number: r for r in rows}
     b, d = best_trial(study, c.objective.cost), default_trial(study)
     node_h = sum(r.wall_s for r in rows) * c.app.pattern.nodes / 3600.0
-    bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.kind == "datawarp" else 0.0
+    bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.tier is DATAWARP else 0.0
     label = f"{c.system.name}/{c.fs.name}"
     return TargetFigures(
         label=label, campaign=c.name, study=c.study, storage=c.storage,

@@ -41,10 +41,8 @@ class DataWarp(Tier):
         """The BB nodes a striped allocation gets: ``bb.nodes`` if set, else the fewest grains of the pool
         (``bb.pool``, else the default) that hold what the pattern writes. The one default for the search
         space's rules, the hints' ``#DW jobdw`` line and the model."""
-        if "bb.nodes" in config:
-            return int(config["bb.nodes"])
-        pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
-        return pattern.bb_nodes(pool.granularity)
+        pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)  # an unknown pool is an error either way
+        return int(config["bb.nodes"]) if "bb.nodes" in config else pattern.bb_nodes(pool.granularity)
 
 
 class Rabbit(Tier):
