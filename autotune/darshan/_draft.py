@@ -24,7 +24,7 @@ from autotune.tiers import DATAWARP, LUSTRE, POSIX, TIERS, Tier, by_mount_type
 from autotune.units import format_size
 
 FROM_LOG, ASSUMED = "from the log", "assumed"
-SPACE_FOR_KIND = {n: TIERS.get(n).space for n in TIERS if TIERS.get(n).space}  # the tier's built-in search space
+SPACE_FOR_KIND: dict[str, str] = {t.name: t.space for t in map(TIERS.get, TIERS) if t.space}  # each tier's built-in space
 CORES_ASSUMED = 64        # ranks per node assumed when neither the log nor --nodes says (a many-core HPC node)
 CRAY_MOUNTS = ("dvs",)    # Cray's Data Virtualization Service: only Cray systems mount it
 

@@ -12,7 +12,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.campaign import Runtime, best_trial, default_trial, ran_trials, summary
 from autotune.campaign._cost import CostObjective, Point
 from autotune.campaign._objectives import points, value_of
-from autotune.tiers import DATAWARP
+from autotune.tiers import DATAWARP, TIERS, Tier
 
 MIB_METRIC = "bandwidth"
 
@@ -50,7 +50,7 @@ class TargetFigures:
     app: str
     system: str
     filesystem: str
-    fs_kind: str
+    fs_kind: str  # the profile's kind (a tier's name)
     metric: str
     direction: str
     repeats: int
@@ -71,6 +71,11 @@ class TargetFigures:
     cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
     points: list[Point] = field(default_factory=list)
     aggregate: str = "median"  # how a trial's value aggregates its repetitions (objective.aggregate)
+
+    @property
+    def tier(self) -> Tier:
+        """The tier of the target (its ``fs_kind``'s entry in ``TIERS``)."""
+        return TIERS.get(self.fs_kind)
 
     @property
     def maximize(self) -> bool:
