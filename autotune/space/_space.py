@@ -212,7 +212,8 @@ class BoundSpace:
         env["derived.aggregators"] = aggregators(self.system, self.fs, self.pattern, config)
         if self.fs.tier is DATAWARP:
             pool = self.fs.pool(str(config.get("bb.pool")) if "bb.pool" in config else None)
-            env.setdefault("bb.nodes", DATAWARP.bb_nodes(config, self.fs, self.pattern))  # the one default (hints, model)
+            if "bb.nodes" not in env:  # the one default, as the hints and the model take it
+                env["bb.nodes"] = DATAWARP.bb_nodes(config, self.fs, self.pattern)
             env.setdefault("bb.pool", pool.name)
             env.setdefault("bb.access_mode", "striped")
             private = env["bb.access_mode"] == "private"  # one grain per compute node (KAUST Shaheen II training)
