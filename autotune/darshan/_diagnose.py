@@ -16,6 +16,7 @@ from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import BINS, Derived, histogram
 from autotune.optimize import model_metric, model_ranked
 from autotune.space import BoundSpace, Config
+from autotune.tiers import LUSTRE
 from autotune.units import format_size
 
 SMALL_BYTES = 1 << 20
@@ -159,7 +160,7 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
                            "if the application makes collective calls (MPI_File_write_at_all, H5FD_MPIO_COLLECTIVE)"))
     main = d.matter[0]
     count = job.get("lustre.stripe_count")
-    if space.fs.kind == "lustre" and main.shared and main.bytes >= LARGE_SHARED and count == 1:
+    if space.fs.tier is LUSTRE and main.shared and main.bytes >= LARGE_SHARED and count == 1:
         best, gain = _best_of(space, metric, job, "lustre.stripe_count")
         out.append(Finding("one-stripe", "one stripe for a large shared file",
                            f"{main.name} ({format_size(main.bytes)}) is striped over 1 OST",

@@ -20,10 +20,11 @@ from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
 from autotune.systems import SystemProfile, parse_system
+from autotune.tiers import DATAWARP, LUSTRE, POSIX, TIERS, Tier, by_mount_type
 from autotune.units import format_size
 
 FROM_LOG, ASSUMED = "from the log", "assumed"
-SPACE_FOR_KIND = {"lustre": "lustre-cray", "datawarp": "datawarp-cray", "posix": "local-romio"}
+SPACE_FOR_KIND: dict[str, str] = {t.name: t.space for t in map(TIERS.get, TIERS) if t.space}  # each tier's built-in space
 CORES_ASSUMED = 64        # ranks per node assumed when neither the log nor --nodes says (a many-core HPC node)
 CRAY_MOUNTS = ("dvs",)    # Cray's Data Virtualization Service: only Cray systems mount it
 
@@ -49,13 +50,17 @@ FAMILIES = {   # mount type (Linux /proc/mounts names) -> the family whose notic
 }
 
 
+def fs_tier(fs_type: str, mount: str) -> Tier:
+    """The tier of a mount Darshan recorded: Lustre, DataWarp (DVS mounts of a DataWarp job), else POSIX."""
+    tier = by_mount_type(fs_type)
+    if tier is DATAWARP and not ("/dws/" in mount or DATAWARP.name in mount.lower() or "/dw_" in mount.lower()):
+        return POSIX  # DVS also forwards other file systems; only a DataWarp job's mount is the burst buffer
+    return tier or POSIX
+
+
 def fs_kind(fs_type: str, mount: str) -> str:
-    """The autotune kind of a mount Darshan recorded: lustre, datawarp (DVS mounts of a DataWarp job), posix."""
-    if fs_type == "lustre":
-        return "lustre"
-    if fs_type == "dvs" and ("/dws/" in mount or "datawarp" in mount.lower() or "/dw_" in mount.lower()):
-        return "datawarp"
-    return "posix"
+    """The profile kind of a mount Darshan recorded (``fs_tier``'s name)."""
+    return fs_tier(fs_type, mount).name
 
 
 def posix_family(fs_type: str) -> str:
@@ -162,7 +167,7 @@ def _searchable(name: str, value: int) -> bool:
     """Whether the Lustre search space can hold ``value`` of ``name`` (bounds that need a target: yes)."""
     from autotune.space import load_space
 
-    spec = next((p for p in load_space(SPACE_FOR_KIND["lustre"]).params if p.name == name), None)
+    spec = next((p for p in load_space(SPACE_FOR_KIND[LUSTRE.name]).params if p.name == name), None)
     if spec is None:
         return True
     try:
@@ -182,8 +187,8 @@ def _mounts(log: JobLog, d: Derived) -> list[tuple[str, str]]:
 
 def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> Draft:
     """The draft profile of the job's site, from ``log`` and its derived pattern ``d``."""
-    main_kind = fs_kind(d.fs_type, d.mount)
-    if main_kind == "datawarp":
+    main_tier = fs_tier(d.fs_type, d.mount)
+    if main_tier is DATAWARP:
         raise ConfigError(
             f"darshan log {str(log.path)!r}: its main file is on a DataWarp mount ({d.mount}) and the log does not "
             "record the DataWarp pools (granularity, nodes) a profile needs; pass --system NAME or PATH of a profile "
@@ -218,8 +223,9 @@ def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> 
     main_fs = ""
     notes: list[str] = []
     for mount, fs_type in _mounts(log, d):
-        kind = fs_kind(fs_type, mount)
-        if kind == "datawarp":
+        tier = fs_tier(fs_type, mount)
+        kind = tier.name
+        if tier is DATAWARP:
             continue   # no pools in the log; the main file is elsewhere (checked above)
         fs = _fs_name(mount or fs_type or "unknown", taken)
         main_fs = main_fs or fs
@@ -233,11 +239,11 @@ def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> 
         else:
             w.value(2, "description", "files whose mount the log does not record", FROM_LOG,
                     "no mount table entry holds them")
-        if kind == "lustre":
+        if tier is LUSTRE:
             check = _lustre(w, log, mount)
             checks.insert(0 if fs == main_fs else len(checks), check)
     w.value(0, "default_filesystem", main_fs, FROM_LOG, "the file system of the job's main file")
-    if main_kind == "posix":
+    if main_tier is POSIX:
         notes.append(out_of_reach(d.fs_type, d.mount))
     if not cray:
         checks.append("MPI library assumed MPICH (ROMIO): set mpi.flavour")

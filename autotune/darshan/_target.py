@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autotune._paths import available
-from autotune.darshan._draft import SPACE_FOR_KIND, Draft, draft_site, fs_kind, out_of_reach
+from autotune.darshan._draft import SPACE_FOR_KIND, Draft, draft_site, fs_kind, fs_tier, out_of_reach  # noqa: F401  fs_kind: re-exported
 from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
 from autotune.systems import FileSystem, SystemProfile, load_system
+from autotune.tiers import LUSTRE, POSIX, TIERS
 
 
 def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem | None:
@@ -21,7 +22,7 @@ def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem
     if not hits and mount.strip("/"):
         inside = mount.rstrip("/") + "/"
         hits = [fs for fs in system.filesystems.values()
-                if fs.kind == "lustre" and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
+                if fs.tier is LUSTRE and fs.path and (fs.path.rstrip("/") + "/").startswith(inside)]
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 
@@ -40,13 +41,14 @@ def choose_target(log: JobLog, d: Derived, system: str | None, draft_name: str =
                   nodes: int | None = None) -> Target:
     """The profile and file system of the job: ``system`` when given, else the profile whose file system
     holds the job's main file, else a draft profile from the log's own evidence (file ``draft_name``)."""
-    kind = fs_kind(d.fs_type, d.mount)
+    tier = fs_tier(d.fs_type, d.mount)
+    kind = tier.name
     top = d.matter[0].name
-    reach = [out_of_reach(d.fs_type, d.mount)] if kind == "posix" else []
+    reach = [out_of_reach(d.fs_type, d.mount)] if tier is POSIX else []
     if system is None:
         for name in available("search_spaces/systems"):
             prof = load_system(name)
-            fs = _fs_by_path(prof, top, d.mount if kind == "lustre" else "")
+            fs = _fs_by_path(prof, top, d.mount if tier is LUSTRE else "")
             if fs is not None and fs.kind == kind:
                 return Target(prof, name, fs, kind, SPACE_FOR_KIND[kind], reach)
         draft = draft_site(log, d, draft_name, nodes)
@@ -75,7 +77,7 @@ def job_settings(log: JobLog, d: Derived, target: Target) -> tuple[dict[str, Any
     """The settings the job ran with that the log records: the Lustre striping of its main file."""
     notes: list[str] = []
     settings: dict[str, Any] = {}
-    if target.kind != "lustre" or log.lustre is None:
+    if TIERS.get(target.kind) is not LUSTRE or log.lustre is None:
         return settings, notes
     names = {f.name for f in d.matter}
     lus = log.lustre.copy()

@@ -19,6 +19,7 @@ from typing import Any
 from autotune._yaml import plain_text
 from autotune.errors import ConfigError
 from autotune.hints._settings import RABBIT_NAME, Settings
+from autotune.tiers import PCC, RABBIT
 from autotune.units import lfs_size
 
 _SHELL_VAR = re.compile(r"^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$")
@@ -82,7 +83,7 @@ def lfs_setstripe(settings: Settings, path: str = "$OUTPUT_DIR") -> str:
 def dw_lines(settings: Settings, stage_in: str | None = None, stage_out: str | None = None) -> list[str]:
     """``#DW jobdw`` (striped: capacity = BB nodes x granularity; private: the grain each compute node gets),
     or ``#DW persistentdw name=...`` on a persistent reservation, and optional stage-in/stage-out lines."""
-    if settings.near is not None and settings.near.kind == "rabbit":
+    if settings.near is not None and settings.near.tier is RABBIT:
         return rabbit_lines(settings, stage_in, stage_out)
     if settings.bb is None:
         return []
@@ -110,7 +111,7 @@ def rabbit_lines(settings: Settings, stage_in: str | None = None, stage_out: str
     """HPE Rabbit (Near Node Flash): ``#DW jobdw type=xfs|gfs2|lustre capacity=... name=...`` (capacity per compute
     node for xfs/gfs2, the aggregate for lustre) and ``#DW copy_in``/``copy_out`` for staging."""
     near = settings.near
-    assert near is not None and near.kind == "rabbit"
+    assert near is not None and near.tier is RABBIT
     for text, what in ((stage_in or "", "stage_in"), (stage_out or "", "stage_out")):
         if plain_text(text, what, "one word").split() not in ([text], []):
             raise ConfigError(f"{what}: {text!r} contains a space (a #DW line takes one word per value)")
@@ -126,11 +127,11 @@ def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
     """Every line a job script needs for the target, beyond the MPI-IO hints: #SBATCH, #DW, lfs."""
     lines = list(dw_lines(settings))
     near = settings.near
-    if near is not None and near.kind == "nvme":
+    if near is not None and near.tier.tmp_request:
         lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M  # node-local flash per node")
         if near.request:
             lines.append(f"# this site asks for the node-local flash with: {near.request}")
-    if near is not None and near.kind == "pcc":
+    if near is not None and near.tier.cache_state:
         lines += pcc_lines(settings, path)
     stripe = lfs_setstripe(settings, path)
     return lines + ([stripe] if stripe else []) + ompi_mca_lines(settings.mca)
@@ -139,7 +140,7 @@ def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
 def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:
     """Lustre RW-PCC: new files under ``path`` carry the project id the site's auto-cache rule matches."""
     near = settings.near
-    if near is None or near.kind != "pcc":
+    if near is None or near.tier is not PCC:
         return []
     return [f"lfs project -p {int(near.pcc_project or 0)} -s {shell_path(path)}  # RW-PCC auto-cache rule "
             f"(archive id {int(near.pcc_archive_id or 0)}): new files are cached on the node's flash"]

@@ -10,7 +10,8 @@ from typing import Any
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space import CATALOGUE, other_component
-from autotune.systems import NEAR_NODE, FileSystem, SystemProfile, access_mode, dw_capacity
+from autotune.systems import FileSystem, SystemProfile, access_mode, dw_capacity
+from autotune.tiers import DATAWARP, LUSTRE, RABBIT, TIERS, Tier
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class BurstBuffer:
         return "DW_JOB_PRIVATE" if self.access_mode == "private" else "DW_JOB_STRIPED"
 
 
-RABBIT_TYPES = ("xfs", "gfs2", "lustre")
+RABBIT_TYPES = RABBIT.rabbit_types
 RABBIT_NAME = "autotune"  # the jobdw name: the mount point is $DW_JOB_autotune (lowercase letters: NNF and Flux accept it)
 
 
@@ -57,9 +58,14 @@ class NearNode:
     request: str = ""         # nvme: the site's way to ask for the local flash (a comment)
 
     @property
+    def tier(self) -> Tier:
+        """The tier of the allocation (its ``kind``'s entry in ``TIERS``)."""
+        return TIERS.get(self.kind)
+
+    @property
     def variable(self) -> str | None:
         """The environment variable holding the mount point (Rabbit: ``DW_JOB_<name>``), None for a fixed path."""
-        return f"DW_JOB_{RABBIT_NAME}" if self.kind == "rabbit" else None
+        return f"DW_JOB_{RABBIT_NAME}" if self.tier is RABBIT else None
 
 
 def _gib(nbytes: float) -> tuple[int, str]:
@@ -70,12 +76,12 @@ def _gib(nbytes: float) -> tuple[int, str]:
 def near_node(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern) -> NearNode:
     """The allocation a near-node tier needs: per node for node-local file systems, the total for Rabbit Lustre."""
     per_node = pattern.written_bytes / pattern.nodes
-    if fs.kind == "rabbit":
-        kind = str(config.get("rabbit.type", "lustre"))
+    if fs.tier is RABBIT:
+        kind = str(config.get("rabbit.type", RABBIT.default_type))
         if kind not in RABBIT_TYPES:
             raise ConfigError(f"rabbit.type: {kind!r} is not one of {', '.join(RABBIT_TYPES)}")
-        nbytes, text = _gib(pattern.written_bytes if kind == "lustre" else per_node)
-        return NearNode("rabbit", nbytes, text, kind)
+        nbytes, text = _gib(pattern.written_bytes if RABBIT.shared_namespace(kind) else per_node)
+        return NearNode(RABBIT.name, nbytes, text, kind)
     nbytes, text = _gib(per_node)
     return NearNode(fs.kind, nbytes, text, pcc_project=fs.pcc_project, pcc_archive_id=fs.pcc_archive_id,
                     request=fs.request)
@@ -110,7 +116,7 @@ def burst_buffer(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern,
     if mode == "private":
         cap_bytes, cap = dw_capacity(1, pool)
         return BurstBuffer(pattern.nodes, pool.name, cap_bytes, cap, mode, persistent)
-    nodes = int(config.get("bb.nodes", pattern.bb_nodes(pool.granularity)))
+    nodes = DATAWARP.bb_nodes(config, fs, pattern)
     cap_bytes, cap = dw_capacity(nodes, pool)
     return BurstBuffer(nodes, pool.name, cap_bytes, cap, mode, persistent)
 
@@ -136,7 +142,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
         key = known.mpi_info if known is not None else None
         if key is None:
             continue
-        if name.startswith("lustre.") and fs.kind == "datawarp" and name != "lustre.stripe_size":
+        if name.startswith("lustre.") and fs.tier is DATAWARP and name != "lustre.stripe_size":
             continue
         info[key] = _hint_value(value)
     upstream_romio = system.mpi_flavour == "mpich" or (system.mpi_flavour == "openmpi"
@@ -146,14 +152,14 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
         if per_node > 1:
             info["cb_config_list"] = f"*:{per_node}"
     stripe = None
-    if fs.kind == "lustre" and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
+    if fs.tier is LUSTRE and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
     if stripe is not None and system.mpi_flavour == "openmpi" and config.get("ompi.io", "ompio") == "ompio":
         # OMPIO's Lustre fs component stripes a new file by these (0/unset: the directory's layout)
         mca.update(fs_lustre_stripe_width=str(stripe.count), fs_lustre_stripe_size=str(stripe.size))
-    bb = burst_buffer(config, fs, pattern, persistent) if fs.kind == "datawarp" else None
-    near = near_node(config, fs, pattern) if fs.kind in NEAR_NODE else None
+    bb = burst_buffer(config, fs, pattern, persistent) if fs.tier is DATAWARP else None
+    near = near_node(config, fs, pattern) if fs.tier.near_node else None
     align = config.get("hdf5.alignment")
     return Settings(info=info, stripe=stripe, bb=bb, near=near,
                     hdf5_alignment=int(align) if align is not None else None, config=dict(config), mca=mca)

@@ -111,7 +111,7 @@ def sbatch_lines(first: RunRequest, options: Mapping[str, Any], time_limit: floa
     if options.get("overcommit"):
         lines.append("#SBATCH --overcommit")
     near = first.settings.near
-    if near is not None and near.kind == "nvme":  # Slurm's per-node temporary disk: the node-local flash
+    if near is not None and near.tier.tmp_request:  # Slurm's per-node temporary disk: the node-local flash
         lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M")
     if _SAFE_PATH.match(str(log_dir)):  # else only on sbatch's command line (argv, no shell)
         lines += [f"#SBATCH --output={log_dir}/slurm-%j.out", f"#SBATCH --error={log_dir}/slurm-%j.err"]
@@ -144,9 +144,9 @@ def script_stages(req: RunRequest, options: Mapping[str, Any]) -> bool:
     """Whether the job script copies stage_in/stage_out itself: node-local flash (no workload manager does
     it), or a local stand-in for a DataWarp/Rabbit allocation (standing in for the WLM's staging too)."""
     near = req.settings.near
-    if near is not None and near.kind == "nvme":
+    if near is not None and near.tier.tmp_request:
         return True
-    allocation = req.settings.bb is not None or (near is not None and near.kind == "rabbit")
+    allocation = req.settings.bb is not None or (near is not None and near.tier.dw_allocation)
     return allocation and bool(options.get("dw_job_striped"))
 
 
@@ -207,8 +207,9 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
               '[ "$rc" -ne 0 ] && [ "$AUTOTUNE_STATUS" -eq 0 ] && AUTOTUNE_STATUS=$rc',
               f'echo "$t0 $(date +%s.%N)" >{shlex.quote(str(files.path("time")))}']
     lines += staging(req, options, "stage_out")
-    if near is not None and near.kind == "pcc":  # which files the cache holds (empty without lfs)
-        lines.append(f'command -v lfs >/dev/null && lfs pcc state "$DATA_DIR"/* >{shlex.quote(str(files.path("pcc")))} 2>&1')
+    if near is not None and near.tier.cache_state:  # which files the cache holds (empty without lfs)
+        state = shlex.quote(str(files.path(near.tier.name)))  # rep<N>.pcc
+        lines.append(f'command -v lfs >/dev/null && lfs pcc state "$DATA_DIR"/* >{state} 2>&1')
     if bb is not None and bb.persistent:  # a reservation outlives the job: leave no trial data on it
         lines.append('rm -rf -- "$DATA_DIR"')
     if stripe:

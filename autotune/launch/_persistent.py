@@ -25,6 +25,7 @@ from autotune._yaml import check_keys, expect
 from autotune.errors import AutotuneError, ConfigError
 from autotune.launch._jobscript import _SAFE_PATH, JobTemplate, safe_word, slurm_time
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
+from autotune.tiers import DATAWARP
 from autotune.units import parse_size
 
 KEYS = frozenset({"name", "create", "keep", "capacity", "pool"})
@@ -52,7 +53,7 @@ class Persistent:
 
 def parse_persistent(data: Any, fs: FileSystem, written_bytes: int, where: str = "target.bb.persistent") -> Persistent:
     """``{name, create (true), keep (false when created, true when it existed), capacity, pool}``, checked."""
-    if fs.kind != "datawarp":
+    if fs.tier is not DATAWARP:
         raise ConfigError(f"{where}: a persistent reservation needs a DataWarp target ({fs.name!r} is {fs.kind})")
     d = check_keys(data, KEYS, where, required=("name",))
     name = str(expect(d["name"], str, f"{where}.name", "a name"))

@@ -124,7 +124,7 @@ class SlurmLauncher(SlurmBookkeeping):
         first = requests[0]
         setup, body = script_setup(requests, self.options), script_body(requests, self.options, allocation)
         if self.mode == "step":
-            if first.settings.bb is not None or (first.settings.near is not None and first.settings.near.kind == "rabbit"):
+            if first.settings.bb is not None or (first.settings.near is not None and first.settings.near.tier.dw_allocation):
                 raise ConfigError("launcher.mode: a burst-buffer allocation needs a job per trial (mode: job)")
             return render_template(self._template("slurm-step.sh.tmpl"),
                                    {"allocation": allocation or "$ALLOCATION", "setup": setup, "body": body})

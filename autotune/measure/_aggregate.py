@@ -13,8 +13,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from autotune.tiers import TIERS
+
 AGGREGATES = ("best", "median", "mean", "worst")
-ONE_SIDED_KINDS = frozenset({"lustre", "gpfs", "datawarp", "rabbit"})  # shared by other users' jobs
+ONE_SIDED_KINDS = frozenset(n for n in TIERS if TIERS.get(n).one_sided)  # hardware shared with other users' jobs
 
 
 def default_aggregate(fs_kind: str) -> str:

@@ -17,7 +17,8 @@ from autotune.model._nearnode import near_limits
 from autotune.model._prediction import Limit, Term
 from autotune.model._settings import Resolved
 from autotune.pattern import IOPattern
-from autotune.systems import NEAR_NODE, FileSystem
+from autotune.systems import FileSystem
+from autotune.tiers import DATAWARP, LUSTRE
 
 
 def osts_in_use(p: IOPattern, r: Resolved, fs: FileSystem) -> int:
@@ -31,17 +32,17 @@ def osts_in_use(p: IOPattern, r: Resolved, fs: FileSystem) -> int:
 def aggregate_limits(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -> list[Limit]:
     """The aggregate bandwidth ceilings (bytes/s) for ``op`` on ``fs``."""
     cpu = c.cpu_factor
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         used = osts_in_use(p, r, fs)
         ost = c.ost_write_bw if op == "write" else c.ost_read_bw
         return [Limit("OSTs", used * ost), Limit("OSS", oss_used(fs, used) * c.oss_bw),
                 Limit("client injection", p.nodes * c.node_bw * cpu)]
-    if fs.kind == "datawarp":
+    if fs.tier is DATAWARP:
         node = c.bb_node_bw if op == "write" else c.bb_node_read_bw
         grains = max(1, r.bb_nodes)
         return [Limit("BB nodes", grains / r.bb_wrap * node),
                 Limit("client injection", p.nodes * c.dvs_node_bw * cpu)]
-    if fs.kind in NEAR_NODE:  # node-local flash x nodes, Rabbit SSDs x Rabbits, links and NICs x nodes
+    if fs.tier.near_node:  # node-local flash x nodes, Rabbit SSDs x Rabbits, links and NICs x nodes
         return near_limits(p, c, fs, op, r.rabbit_type or None)
     device = c.posix_bw if op == "write" else c.posix_read_bw
     return [Limit("disk", device)]
@@ -49,9 +50,9 @@ def aggregate_limits(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op
 
 def cacheable(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str) -> float:
     """Bytes the client page cache may absorb without the timed region paying their flush."""
-    if op != "write" or p.sync or fs.kind == "datawarp":
+    if op != "write" or p.sync or fs.tier is DATAWARP:
         return 0.0
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         per_node = cache_capacity(c, min(osts_in_use(p, r, fs), p.ranks_per_node * r.stripe_count))
     else:
         per_node = c.node_dirty_max

@@ -8,6 +8,7 @@ from autotune.model._constants import constants_for
 from autotune.model._settings import settings_in_effect
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
+from autotune.tiers import DATAWARP, LUSTRE
 
 
 def physical_ceiling(pattern: IOPattern, system: SystemProfile, filesystem: str | None = None) -> float | None:
@@ -17,9 +18,9 @@ def physical_ceiling(pattern: IOPattern, system: SystemProfile, filesystem: str 
     fs = system.filesystem(filesystem)
     c = constants_for(system, fs)
     config: dict[str, int] = {}
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         config["lustre.stripe_count"] = fs.osts or 1
-    elif fs.kind == "datawarp":
+    elif fs.tier is DATAWARP:
         config["bb.nodes"] = max(p.nodes for p in fs.pools.values())
     try:
         r, _ = settings_in_effect(config, system, fs, pattern, c)

@@ -25,14 +25,15 @@ from autotune.model._constants import Constants, constants_for, derived_stream
 from autotune.model._predict import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
+from autotune.tiers import DATAWARP, LUSTRE, POSIX
 
 # The constants fitted per target kind (``autotune model fit`` and the sampler's refit in the loop), the span
 # each may move (x1/SPAN .. xSPAN of its start) and the pull toward the start (per constant, in log units).
 FIT_NAMES: dict[str, tuple[str, ...]] = {
-    "posix": ("posix_bw", "posix_file_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost",
+    POSIX.name: ("posix_bw", "posix_file_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost",
               "oversub_slice"),
-    "lustre": ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
-    "datawarp": ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
+    LUSTRE.name: ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
+    DATAWARP.name: ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
 }
 SPAN = 20.0
 PRIOR_WEIGHT = 0.3

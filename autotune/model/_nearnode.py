@@ -28,6 +28,7 @@ from autotune.model._constants import Constants
 from autotune.model._prediction import Limit, Term
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem
+from autotune.tiers import NVME, PCC, RABBIT
 
 
 def rabbits_in_job(p: IOPattern, fs: FileSystem) -> int:
@@ -43,14 +44,14 @@ def _need(c: Constants, fs: FileSystem, *names: str) -> None:
 
 
 def _rabbit_type(config_type: str | None) -> str:
-    return config_type or "lustre"
+    return config_type or RABBIT.default_type
 
 
 def near_limits(p: IOPattern, c: Constants, fs: FileSystem, op: str, rabbit_type: str | None = None) -> list[Limit]:
     """The aggregate ceilings (bytes/s) of a near-node tier; used by the mechanisms and by ``_bounds``."""
     cpu = c.cpu_factor
     write = op == "write"
-    if fs.kind in ("nvme", "pcc"):
+    if fs.tier in (NVME, PCC):
         stream = c.nvme_stream_write if write else c.nvme_stream_read
         device = c.nvme_write_bw if write else c.nvme_read_bw
         # the figures are per process on the site's own nodes (ALCF Theta I/O talk measured them on KNL): no cpu_factor
@@ -61,7 +62,7 @@ def near_limits(p: IOPattern, c: Constants, fs: FileSystem, op: str, rabbit_type
     stream = (c.write_stream if write else c.read_stream) * cpu
     rabbits = rabbits_in_job(p, fs)
     limits = [Limit("Rabbit SSDs", rabbits * per_rabbit), Limit("process streams", p.ranks * stream)]
-    if _rabbit_type(rabbit_type) == "lustre":
+    if RABBIT.shared_namespace(rabbit_type):
         return [*limits, Limit("client injection", p.nodes * c.node_bw * cpu)]
     # xfs/gfs2: each node's own file system; the busiest chassis shares one Rabbit among its nodes
     on_busiest = min(p.nodes, fs.compute_per_rabbit)
@@ -74,12 +75,12 @@ def near_phase(p: IOPattern, c: Constants, fs: FileSystem, op: str,
     """Every rank streams its files to the tier: the slowest aggregate limit sets the time."""
     limits = near_limits(p, c, fs, op, rabbit_type)
     slowest = min(limits, key=lambda lim: lim.bytes_per_s)
-    if fs.kind == "rabbit":
+    if fs.tier is RABBIT:
         where = (f"{rabbits_in_job(p, fs)} Rabbit(s), {_rabbit_type(rabbit_type)}, "
                  f"{min(p.nodes, fs.compute_per_rabbit)} compute node(s) per Rabbit")
     else:
         where = f"{p.nodes} node(s) x their own flash, {p.ranks_per_node} process(es) per node"
-        if fs.kind == "pcc":
+        if fs.tier is PCC:
             where += " (RW-PCC: archived to Lustre after the job, not timed)"
     requests = p.bytes_per_rank / p.piece
     latency = requests * c.posix_latency / c.cpu_factor  # one system call per request, per rank in parallel
@@ -92,7 +93,7 @@ def near_metadata(p: IOPattern, c: Constants, fs: FileSystem, op: str, rabbit_ty
     files = p.ranks if p.file_mode == "fpp" else p.files
     opens = p.ranks * (1 if p.file_mode == "fpp" else p.files)
     creates = files if op == "write" else 0
-    if fs.kind == "pcc" or (fs.kind == "rabbit" and _rabbit_type(rabbit_type) == "lustre"):
+    if fs.tier is PCC or (fs.tier is RABBIT and RABBIT.shared_namespace(rabbit_type)):
         secs = creates / c.mds_create_rate + opens / c.mds_open_rate
         return Term("open/create", "metadata", secs, f"{creates} create(s), {opens} open(s) through the Lustre MDS")
     per_node = math.ceil((creates + opens) / p.nodes)

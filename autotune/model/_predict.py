@@ -15,16 +15,17 @@ from autotune.model._posix import collective_op, posix_collective, posix_indepen
 from autotune.model._prediction import Limit, PhasePrediction, Prediction, Term
 from autotune.model._settings import Resolved, settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.systems import NEAR_NODE, FileSystem, SystemProfile
+from autotune.systems import FileSystem, SystemProfile
+from autotune.tiers import DATAWARP, LUSTRE, POSIX
 
 
 def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str, r: Resolved | None = None) -> Term:
     """Creates and opens through one metadata server: grows with the file count (ALCF Theta I/O talk; NERSC Cori I/O talk)."""
     files = p.ranks if p.file_mode == "fpp" else p.files
     opens = p.ranks * (1 if p.file_mode == "fpp" else p.files)
-    if fs.kind == "datawarp":  # striped: one DW node serves the metadata (NERSC Cori I/O talk); private: each namespace its own
+    if fs.tier is DATAWARP:  # striped: one DW node serves the metadata (NERSC Cori I/O talk); private: each namespace its own
         create_rate = open_rate = c.bb_mds_rate * (max(1, r.bb_physical) if r is not None and r.bb_private else 1)
-    elif fs.kind == "lustre":
+    elif fs.tier is LUSTRE:
         create_rate, open_rate = c.mds_create_rate, c.mds_open_rate
     else:
         create_rate = open_rate = 1.0 / c.posix_latency
@@ -36,11 +37,11 @@ def metadata_term(p: IOPattern, c: Constants, fs: FileSystem, op: str, r: Resolv
 def _phase(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem, op: str,
            cores: int) -> tuple[list[Term], list[Limit]]:
     cb = r.cb_write if op == "write" else r.cb_read
-    if fs.kind in NEAR_NODE:
+    if fs.tier.near_node:
         return near_phase(p, c, fs, op, r.rabbit_type or None)
-    if fs.kind == "posix":
+    if fs.tier is POSIX:
         return posix_collective(p, r, c, cores, op) if cb else posix_independent(p, r, c, cores, op)
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         return lustre_collective(p, r, c, fs, op) if cb else lustre_independent(p, r, c, fs, op)
     return datawarp_collective(p, r, c, fs, op) if cb else datawarp_independent(p, r, c, fs, op)
 
@@ -67,7 +68,7 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
                               calls * collective_op(pattern, c, system.cores_per_node),
                               "romio_cb_write=automatic: offsets exchanged per call, then independent writes"))
         terms, aggregate = enforce(pattern, r, c, fs, op, terms)
-        terms.insert(0, near_metadata(pattern, c, fs, op, r.rabbit_type or None) if fs.kind in NEAR_NODE
+        terms.insert(0, near_metadata(pattern, c, fs, op, r.rabbit_type or None) if fs.tier.near_node
                      else metadata_term(pattern, c, fs, op, r))
         limits = [*limits, *(lim for lim in aggregate if lim not in limits)]
         phases.append(PhasePrediction(op, pattern.data_bytes, tuple(terms), tuple(limits)))

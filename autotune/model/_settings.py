@@ -17,6 +17,7 @@ from autotune.errors import ConfigError
 from autotune.model._constants import Constants
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile, access_mode, effective_stripe_count, parse_pfl
+from autotune.tiers import DATAWARP, LUSTRE, RABBIT
 
 _TRI = ("automatic", "enable", "disable")
 # Parameters with no term in this model (docs/model.md covers ROMIO, Cray MPI-IO, Lustre, DataWarp, today's
@@ -86,7 +87,7 @@ def _bb(pattern: IOPattern, fs: FileSystem, config: Mapping[str, Any]) -> tuple[
                 f"bb.nodes: {grains} x {pool.granularity / 1024**3:.2f} GiB ({pool.name}) = "
                 f"{grains * pool.granularity / 1e9:.1f} GB is below the {written / 1e9:.1f} GB the pattern writes")
     else:
-        grains = pattern.bb_nodes(pool.granularity)
+        grains = DATAWARP.bb_nodes(config, fs, pattern)
     wrap = math.ceil(grains / pool.nodes)
     return grains, wrap, min(grains, pool.nodes)
 
@@ -96,7 +97,7 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     """The settings in effect on the model and the ``hints_in_effect`` record (arguments as ``hints.resolve``)."""
     cray = system.is_cray
     bb_nodes = bb_wrap = bb_phys = 0
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         osts = fs.osts or 1
         layout = config.get("lustre.pfl", fs.pfl if "lustre.stripe_count" not in config else "")
         if layout:
@@ -105,7 +106,7 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
         else:
             sc = min(_int(config, "lustre.stripe_count", fs.default_stripe_count), osts)
         ss = _int(config, "lustre.stripe_size", fs.default_stripe_size)
-    elif fs.kind == "datawarp":
+    elif fs.tier is DATAWARP:
         bb_nodes, bb_wrap, bb_phys = _bb(pattern, fs, config)
         sc = bb_nodes
         ss = _int(config, "lustre.stripe_size", fs.stripe_size or (8 << 20))
@@ -119,7 +120,7 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     cb_write = collective and (cbw == "enable" or (cbw == "automatic" and interleaved))
     cb_read = collective and (cbr == "enable" or (cbr == "automatic" and interleaved))
     if cray:
-        base = _int(config, "mpiio.cb_nodes", sc if fs.kind in ("lustre", "datawarp") else pattern.nodes)
+        base = _int(config, "mpiio.cb_nodes", sc if fs.tier in (LUSTRE, DATAWARP) else pattern.nodes)
         aggs = base * _int(config, "cray.cb_nodes_multiplier", 1)
         cb_buffer = ss
     else:
@@ -140,14 +141,14 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
         aligned = (pattern.ranks * pattern.transfer_size) % cb_buffer == 0 or pattern.transfer_size % cb_buffer == 0
     used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
     probe = collective and not cray and cbw == "automatic" and not cb_write
-    private = fs.kind == "datawarp" and access_mode(config) == "private"
-    rabbit = str(config.get("rabbit.type", "lustre")) if fs.kind == "rabbit" else ""
+    private = fs.tier is DATAWARP and access_mode(config) == "private"
+    rabbit = str(config.get("rabbit.type", RABBIT.default_type)) if fs.tier is RABBIT else ""
     r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
                  aligned, bb_nodes, bb_wrap, bb_phys, probe, private, rabbit)
     eff: dict[str, Any] = {}
-    if fs.kind == "lustre":
+    if fs.tier is LUSTRE:
         eff.update({"striping_factor": sc, "striping_unit": ss})
-    elif fs.kind == "datawarp":
+    elif fs.tier is DATAWARP:
         eff.update({"bb_nodes": bb_nodes, "bb_pool": fs.pool(config.get("bb.pool")).name, "striping_unit": ss,
                     "bb_access_mode": access_mode(config)})
     elif rabbit:

@@ -10,7 +10,7 @@ from typing import Any
 import optuna
 
 from autotune.campaign import Runtime
-from autotune.report._data import front_lines, report_data
+from autotune.report._data import bills_bb, front_lines, report_data
 from autotune.report._figures import TargetFigures, target_figures, unique_labels
 from autotune.report._html import render_html
 from autotune.report._markdown import render_markdown
@@ -44,7 +44,7 @@ class Report:
             default = f"{t['default_value']:.4g}" if "default_value" in t else "-"
             lines.append(f"  {t['label']}: best {best} {t['unit']} (default {default}), {t['trials_run']} trials, "
                          f"{t['node_hours']:.3g} node-hours" + (f", {t['bb_node_hours']:.3g} BB node-hours"
-                                                                   if t["fs_kind"] == "datawarp" else ""))
+                                                                   if bills_bb(t) else ""))
         if self.data.get("cost"):
             lines += [f"  {ln}" for ln in front_lines(self.data)]
         lines.append(f"report: {self.html}")

@@ -26,7 +26,7 @@ def shared_rule(figs: list[TargetFigures]) -> CostObjective | None:
     else the first target's; None unless every target has ``objective.cost``."""
     if not figs or any(f.cost_rule is None for f in figs):
         return None
-    bb = [f for f in figs if f.fs_kind == "datawarp"]
+    bb = [f for f in figs if f.tier.bills_bb_nodes]
     return (bb or figs)[0].cost_rule
 
 

@@ -10,6 +10,12 @@ from autotune.campaign import fmt_value
 from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
 from autotune.report._stats import Comparison, bootstrap_value, interval, jitter
+from autotune.tiers import TIERS
+
+
+def bills_bb(t: dict[str, Any]) -> bool:
+    """Whether a target's data counts burst-buffer node-hours (its tier bills them: DataWarp)."""
+    return t.get("fs_kind") in TIERS and TIERS.get(t["fs_kind"]).bills_bb_nodes
 
 
 def num(x: float | None, unit: str = "") -> str:

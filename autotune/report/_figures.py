@@ -10,6 +10,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.campaign import CostObjective, Point, Runtime, best_trial, default_trial, points, ran_trials, summary, value_of
+from autotune.tiers import DATAWARP, TIERS, Tier
 
 MIB_METRIC = "bandwidth"
 
@@ -47,7 +48,7 @@ class TargetFigures:
     app: str
     system: str
     filesystem: str
-    fs_kind: str
+    fs_kind: str  # the profile's kind (a tier's name)
     metric: str
     direction: str
     repeats: int
@@ -68,6 +69,11 @@ class TargetFigures:
     cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
     points: list[Point] = field(default_factory=list)
     aggregate: str = "median"  # how a trial's value aggregates its repetitions (objective.aggregate)
+
+    @property
+    def tier(self) -> Tier:
+        """The tier of the target (its ``fs_kind``'s entry in ``TIERS``)."""
+        return TIERS.get(self.fs_kind)
 
     @property
     def maximize(self) -> bool:
@@ -100,7 +106,7 @@ def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
     if not runs:
         wall = float(ua.get("duration_s", 0.0))
     bb = _int(config.get("bb.nodes", eff.get("bb_nodes")))
-    if bb is None and rt.campaign.fs.kind == "datawarp":
+    if bb is None and rt.campaign.fs.tier is DATAWARP:
         bb = _int(rt.space.default_config().get("bb.nodes"))
     stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
     aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
@@ -136,7 +142,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
     by_number = {r.number: r for r in rows}
     b, d = best_trial(study, c.objective.cost), default_trial(study)
     node_h = sum(r.wall_s for r in rows) * c.app.pattern.nodes / 3600.0
-    bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.kind == "datawarp" else 0.0
+    bb_h = sum(r.wall_s * (r.bb_nodes or 0) for r in rows) / 3600.0 if c.fs.tier is DATAWARP else 0.0
     label = f"{c.system.name}/{c.fs.name}"
     return TargetFigures(
         label=label, campaign=c.name, study=c.study, storage=c.storage,

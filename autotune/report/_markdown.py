@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.report._data import config_lines, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -28,7 +28,7 @@ def _target(t: dict[str, Any]) -> list[str]:
             f"- default configuration: {num(t.get('default_value'), u)}",
             f"- speedup over default: {num(t.get('speedup_over_default'))}x",
             f"- cost: {t['node_hours']:.4g} node-hours ({t['nodes']} node(s), {t['run_seconds']:.4g} s of runs)"
-            + (f"; {t['bb_node_hours']:.4g} BB node-hours" if t["fs_kind"] == "datawarp" else "")]
+            + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "")]
     if t["importance"]:
         out.append("- parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in t["importance"].items()))
     out += ["", "Best configuration:", "", "```", *config_lines(t["best_config"]), "```", "",
@@ -48,7 +48,7 @@ def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> 
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
         lines.append(f"| {t['label']} | {num(t.get('best_value'), u)} | {spread} | {num(t.get('default_value'), u)} "
                      f"| {num(t.get('speedup_over_default'))}x | {t['node_hours']:.4g} | "
-                     + (f"{t['bb_node_hours']:.4g} |" if t["fs_kind"] == "datawarp" else "– |"))
+                     + (f"{t['bb_node_hours']:.4g} |" if bills_bb(t) else "– |"))
     lines.append("")
     if data["versus"]:
         maximize = data["direction"] == "maximize"

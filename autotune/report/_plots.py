@@ -12,6 +12,7 @@ from autotune._extras import require
 from autotune.measure import aggregate_label
 from autotune.report._figures import TargetFigures, TrialRow
 from autotune.report._stats import Comparison, bootstrap_value, interval
+from autotune.tiers import DATAWARP, LUSTRE
 
 matplotlib = require("matplotlib", "report", "the report's plots (autotune compare/report)")
 matplotlib.use("Agg")
@@ -158,9 +159,9 @@ def slices(figs: list[TargetFigures]) -> str:
 
 
 def _resource(f: TargetFigures) -> tuple[str, Callable[[TrialRow], int | None]]:
-    if f.fs_kind == "datawarp":
+    if f.tier is DATAWARP:
         return "BB nodes", lambda r: r.bb_nodes
-    if f.fs_kind == "lustre":
+    if f.tier is LUSTRE:
         return "stripe count (OSTs)", lambda r: r.stripe_count
     return "MPI-IO aggregators", lambda r: r.aggregators
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from autotune.tiers import DATAWARP, LUSTRE, RABBIT
+
 
 @dataclass(frozen=True)
 class Known:
@@ -36,10 +38,10 @@ _NOT_OMPI = "needs Open MPI (an MCA parameter of its OMPIO component)"
 _TRI = ("automatic", "enable", "disable")  # ROMIO's values for romio_cb_* and romio_ds_* (ROMIO users guide)
 
 CATALOGUE: dict[str, Known] = {k.name: k for k in (
-    Known("lustre.stripe_count", "int", "striping_factor", "fs.kind == 'lustre'",
+    Known("lustre.stripe_count", "int", "striping_factor", f"fs.kind == {LUSTRE.name!r}",
           "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)", minimum=1),
     Known("lustre.stripe_size", "size", "striping_unit",
-          "fs.kind == 'lustre' or (fs.kind == 'datawarp' and system.mpi == 'cray-mpich')",
+          f"fs.kind == {LUSTRE.name!r} or (fs.kind == {DATAWARP.name!r} and system.mpi == 'cray-mpich')",
           "stripe size needs a Lustre target (or Cray MPI-IO on DataWarp)",
           "bytes per stripe (lfs setstripe -S); on Cray also the collective buffer size", minimum=1),
     Known("mpiio.cb_nodes", "int", "cb_nodes", _ROMIO, "needs a ROMIO-based MPI-IO",
@@ -83,16 +85,16 @@ CATALOGUE: dict[str, Known] = {k.name: k for k in (
           mca="io_ompio_cycle_buffer_size"),
     Known("hdf5.alignment", "size", None, "app.library == 'hdf5'", "the app does not use HDF5",
           "H5Pset_alignment: objects >= threshold aligned to this many bytes (1 = off)", minimum=1),
-    Known("bb.nodes", "int", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+    Known("bb.nodes", "int", None, f"fs.kind == {DATAWARP.name!r}", "the target is not a DataWarp burst buffer",
           "burst-buffer nodes (capacity = nodes x granularity)", minimum=1),
-    Known("bb.pool", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+    Known("bb.pool", "choice", None, f"fs.kind == {DATAWARP.name!r}", "the target is not a DataWarp burst buffer",
           "DataWarp pool (granularity differs per pool)"),
-    Known("bb.access_mode", "choice", None, "fs.kind == 'datawarp'", "the target is not a DataWarp burst buffer",
+    Known("bb.access_mode", "choice", None, f"fs.kind == {DATAWARP.name!r}", "the target is not a DataWarp burst buffer",
           "DataWarp access mode: striped (one namespace over the BB nodes) | private (a namespace per compute"
           " node, one grain each; KAUST Shaheen II training)", values=("striped", "private")),
-    Known("rabbit.type", "choice", None, "fs.kind == 'rabbit'", "the target is not an HPE Rabbit (Near Node Flash)",
+    Known("rabbit.type", "choice", None, f"fs.kind == {RABBIT.name!r}", "the target is not an HPE Rabbit (Near Node Flash)",
           "Rabbit file system: xfs/gfs2 (one per compute node, capacity per node) | lustre (shared by the job)",
-          values=("xfs", "gfs2", "lustre")),
+          values=RABBIT.rabbit_types),
 )}
 
 

@@ -17,6 +17,7 @@ from autotune.space._expr import Expr, UnknownName
 from autotune.space._params import BoundParam, ParamSpec, Scalar
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
+from autotune.tiers import DATAWARP, LUSTRE, RABBIT
 from autotune.units import parse_size
 
 Config = dict[str, Any]
@@ -209,17 +210,18 @@ class BoundSpace:
         env.setdefault("mpiio.romio_no_indep_rw", "false")
         env.setdefault("mpiio.romio_cb_write", "automatic")
         env["derived.aggregators"] = aggregators(self.system, self.fs, self.pattern, config)
-        if self.fs.kind == "datawarp":
+        if self.fs.tier is DATAWARP:
             pool = self.fs.pool(str(config.get("bb.pool")) if "bb.pool" in config else None)
-            env.setdefault("bb.nodes", self.pattern.bb_nodes(pool.granularity))  # as hints and the model default it
+            if "bb.nodes" not in env:  # the one default, as the hints and the model take it
+                env["bb.nodes"] = DATAWARP.bb_nodes(config, self.fs, self.pattern)
             env.setdefault("bb.pool", pool.name)
             env.setdefault("bb.access_mode", "striped")
             private = env["bb.access_mode"] == "private"  # one grain per compute node (KAUST Shaheen II training)
             env["derived.bb_capacity"] = (dw_capacity(1, pool)[0] * self.pattern.nodes if private
                                           else dw_capacity(int(env["bb.nodes"]), pool)[0])
             env["derived.bb_pool_nodes"] = pool.nodes
-        if self.fs.kind == "rabbit":
-            env.setdefault("rabbit.type", "lustre")
+        if self.fs.tier is RABBIT:
+            env.setdefault("rabbit.type", RABBIT.default_type)
         if self.system.mpi_flavour == "openmpi":  # settings moved off their defaults, per Open MPI io component
             env.setdefault("ompi.io", "ompio")
             env["derived.romio_only"] = self._moved(config, ROMIO_ONLY_SETTINGS)
@@ -317,11 +319,10 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
     """Aggregators the MPI-IO layer will use: cb_nodes x multiplier, or the system's default."""
     cb = config.get("mpiio.cb_nodes")
     if cb is None:
-        if system.is_cray and fs.kind == "lustre":
+        if system.is_cray and fs.tier is LUSTRE:
             cb = config.get("lustre.stripe_count", fs.default_stripe_count)
-        elif system.is_cray and fs.kind == "datawarp":
-            pool = fs.pool(str(config["bb.pool"]) if "bb.pool" in config else None)
-            cb = config.get("bb.nodes", pattern.bb_nodes(pool.granularity))
+        elif system.is_cray and fs.tier is DATAWARP:
+            cb = DATAWARP.bb_nodes(config, fs, pattern)
         else:
             cb = pattern.nodes
     mult = config.get("cray.cb_nodes_multiplier", 1) if system.is_cray else 1
@@ -333,9 +334,9 @@ def _implied(fs: FileSystem, system: SystemProfile) -> set[str]:
     names = {"cray.cb_nodes_multiplier", "cray.cb_write_lock_mode", "mpiio.romio_no_indep_rw", "mpiio.romio_cb_write"}
     if system.mpi_flavour == "openmpi":
         names.add("ompi.io")
-    if fs.kind == "rabbit":
+    if fs.tier is RABBIT:
         return names | {"rabbit.type"}
-    return names | ({"bb.nodes", "bb.pool", "bb.access_mode"} if fs.kind == "datawarp" else set())
+    return names | ({"bb.nodes", "bb.pool", "bb.access_mode"} if fs.tier is DATAWARP else set())
 
 
 def _acts(name: str, when: Expr | None, ctx: Mapping[str, Any]) -> bool:

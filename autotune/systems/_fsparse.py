@@ -12,6 +12,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from autotune.tiers import POSIX, by_mount_type
+
 FS_MAGIC: dict[int, str] = {
     0x0BD00BD0: "lustre",
     0x47504653: "gpfs",
@@ -28,8 +30,6 @@ FS_MAGIC: dict[int, str] = {
     0x00C36400: "ceph",
     0x5346414F: "afs",
 }
-# file system types per the profile's kind: Lustre and DataWarp have their own models; the rest are POSIX
-_KIND = {"lustre": "lustre", "dvs": "datawarp"}
 _NETWORK = frozenset({"nfs", "nfs4", "gpfs", "beegfs", "ceph", "cifs", "smb2", "afs", "panfs", "pvfs2", "orangefs",
                       "glusterfs", "fuse.glusterfs", "dvs", "lustre", "wekafs", "daos"})
 
@@ -96,8 +96,9 @@ def base_type(fstype: str) -> str:
 
 
 def fs_kind(fstype: str) -> str:
-    """The system profile's file system kind for a type: ``lustre``, ``datawarp`` (DVS) or ``posix``."""
-    return _KIND.get(base_type(fstype), "posix")
+    """The system profile's file system kind for a type: the tier whose mount type it is (Lustre, DataWarp's
+    DVS), else POSIX (the rest have no model of their own)."""
+    return (by_mount_type(base_type(fstype)) or POSIX).name
 
 
 def is_network(fstype: str) -> bool:

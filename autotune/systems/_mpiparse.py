@@ -24,6 +24,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from autotune.tiers import LUSTRE, by_mount_type
+
 MPI_LIBRARIES = ("mpich", "cray-mpich", "openmpi", "intel-mpi", "mvapich", "spectrum-mpi")
 # the profile's ``mpi.flavour`` each library's hints and dialects follow (MPICH derivatives: ROMIO)
 _FLAVOUR = {"mpich": "mpich", "cray-mpich": "cray-mpich", "openmpi": "openmpi", "intel-mpi": "mpich",
@@ -177,7 +179,7 @@ def ompi_io_component(io: OmpiIo, version: str, *, selection: str | None = None,
     if not allowed:
         return "", f"io selection {spec!r} names none of the components ({', '.join(io.components) or 'none'})"
     prio = dict(io.priorities)
-    if fs_type == "lustre" and "ompio" in prio and _version_tuple(version) < (4, 1):
+    if by_mount_type(fs_type) is LUSTRE and "ompio" in prio and _version_tuple(version) < (4, 1):
         prio["ompio"] = 1  # Open MPI < 4.1: OMPIO steps back on Lustre
     best = max(allowed, key=lambda c: (prio.get(c, 0), c == "ompio"))
     why = (f"io selection {spec!r}" if spec and len(allowed) == 1 else

@@ -14,10 +14,11 @@ from autotune.errors import ConfigError
 from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
 from autotune.systems.detect import detect_cores
+from autotune.tiers import LUSTRE, TIERS, Tier
 from autotune.units import parse_size
 
-FS_KINDS = ("lustre", "datawarp", "posix", "rabbit", "nvme", "pcc")
-NEAR_NODE = ("rabbit", "nvme", "pcc")  # today's tiers (docs/model.md "Today's tiers"): near-node and node-local flash
+FS_KINDS = tuple(TIERS.names())
+NEAR_NODE = tuple(n for n in TIERS if TIERS.get(n).near_node)  # near-node and node-local flash (docs/model.md)
 MPI_FLAVOURS = ("cray-mpich", "mpich", "openmpi")
 _GIB = 1024**3
 MAX_NAME = 100  # a system name is a word or two; anything longer is a mistake (and is echoed in messages)
@@ -56,6 +57,11 @@ class FileSystem:
     pcc_archive_id: int | None = None  # pcc: the RW-PCC backend's HSM archive id (lfs pcc attach -i)
     pcc_project: int | None = None     # pcc: the project id the site's auto-cache rule matches (lfs project -p)
     request: str = ""                 # nvme: how a job asks for the local flash at this site (a comment in exports)
+
+    @property
+    def tier(self) -> Tier:
+        """The tier this file system is (its ``kind``'s entry in ``TIERS``)."""
+        return TIERS.get(self.kind)
 
     def pool(self, name: str | None = None) -> Pool:
         key = name or self.default_pool
@@ -151,8 +157,7 @@ _TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "def
 def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
     d = check_keys(data, _FS_KEYS, where, required=("kind",))
     kind = d["kind"]
-    if kind not in FS_KINDS:
-        raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(FS_KINDS)}")
+    tier = TIERS.get(kind, f"{where}.kind")
     pools: dict[str, Pool] = {}
     for pname, pdata in (d.get("pools") or {}).items():
         pd = check_keys(pdata, {"granularity", "nodes"}, f"{where}.pools.{pname}", required=("granularity", "nodes"))
@@ -160,15 +165,9 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         if gran <= 0:
             raise ConfigError(f"{where}.pools.{pname}.granularity: must be > 0")
         pools[pname] = Pool(pname, gran, positive_int(pd["nodes"], f"{where}.pools.{pname}.nodes"))
-    if kind == "datawarp" and not pools:
-        raise ConfigError(f"{where}: a datawarp file system needs at least one pool")
-    if kind in ("lustre", "pcc") and "osts" not in d:
-        raise ConfigError(f"{where}: a {kind} file system needs 'osts' (PCC caches a Lustre file system)")
-    if kind in NEAR_NODE and "node_capacity" not in d:
-        per = "Rabbit" if kind == "rabbit" else "node"
-        raise ConfigError(f"{where}: a {kind} target needs 'node_capacity' (flash per {per})")
-    if kind == "pcc" and ("pcc_archive_id" not in d or "pcc_project" not in d):
-        raise ConfigError(f"{where}: a pcc target needs 'pcc_archive_id' and 'pcc_project' (the site's RW-PCC set-up)")
+    lacks = tier.missing({k for k in d if k != "pools"} | ({"pools"} if pools else set()))
+    if lacks is not None:
+        raise ConfigError(f"{where}: {lacks}")
     default_pool = d.get("default_pool", next(iter(pools), None))
     if pools and default_pool not in pools:
         raise ConfigError(f"{where}.default_pool: {default_pool!r} is not one of {', '.join(pools)}")
@@ -187,7 +186,7 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         pools=pools, default_pool=default_pool,
         stripe_size=parse_size(d["stripe_size"], f"{where}.stripe_size") if "stripe_size" in d else None,
         extra=dict(d.get("model") or {}),
-        pfl=_pfl(d.get("pfl"), f"{where}.pfl") if kind == "lustre" else "",
+        pfl=_pfl(d.get("pfl"), f"{where}.pfl") if tier is LUSTRE else "",
         node_capacity=parse_size(d["node_capacity"], f"{where}.node_capacity") if "node_capacity" in d else None,
         compute_per_rabbit=positive_int(d.get("compute_per_rabbit", 16), f"{where}.compute_per_rabbit"),
         rabbits=positive_int(d["rabbits"], f"{where}.rabbits") if "rabbits" in d else None,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from autotune.systems._probe import Measured, ProbeResult, ProbeSetup, probe
 from autotune.systems.detect import Detection, FileSystemInfo, _run, detect_filesystem, detect_stack
+from autotune.tiers import DATAWARP, LUSTRE, POSIX, TIERS
 
 _COMMENT_AT = 36
 
@@ -55,15 +56,16 @@ def fs_name(folder: Path, taken: set[str]) -> str:
 def _filesystem(name: str, t: Target) -> list[str]:
     fs = t.filesystem
     where = f"{fs.fstype} mounted at {fs.mount_point or '?'} ({fs.source})"
-    kind, note = fs.kind, ""
-    if kind == "lustre" and t.osts is None:
-        kind, note = "posix", "Lustre without `lfs df` here: modelled as POSIX (assumed)"
-    elif kind == "datawarp":
-        kind, note = "posix", "DataWarp's pools are not visible to a probe: modelled as POSIX (assumed)"
+    tier, note = TIERS.get(fs.kind), ""
+    if tier is LUSTRE and t.osts is None:
+        tier, note = POSIX, "Lustre without `lfs df` here: modelled as POSIX (assumed)"
+    elif tier is DATAWARP:
+        tier, note = POSIX, "DataWarp's pools are not visible to a probe: modelled as POSIX (assumed)"
+    kind = tier.name
     lines = [f"  {name}:", _line(4, "kind", kind, f"detected: {where}" + (f"; {note}" if note else "")),
              _line(4, "path", _q(str(t.folder)), "detected: the probed folder"),
              _line(4, "description", _q(f"{fs.fstype} at {fs.mount_point}"), "detected")]
-    if kind == "lustre" and t.osts is not None:
+    if tier is LUSTRE and t.osts is not None:
         lines.append(_line(4, "osts", str(t.osts), "detected: lfs df"))
     if t.measured:
         lines.append("    model:")
@@ -147,4 +149,4 @@ def profile_site(name: str, folders: Sequence[Path], setup: ProbeSetup, *, budge
 
 
 def _unknown(folder: Path) -> FileSystemInfo:
-    return FileSystemInfo(str(folder), "unknown", "posix", "", False, "neither mountinfo nor statfs answered")
+    return FileSystemInfo(str(folder), "unknown", POSIX.name, "", False, "neither mountinfo nor statfs answered")

@@ -21,6 +21,7 @@ from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, RunRequest, get_launcher, job_name_of
 from autotune.measure import BaseExtractor, get_extractor
 from autotune.space import BoundSpace, Config
+from autotune.tiers import POSIX
 
 
 @dataclass
@@ -111,7 +112,7 @@ class Runtime:
 
     def check_target(self) -> None:
         root = self.campaign.data_root
-        if self.campaign.fs.kind == "posix" and root.exists() and not root.is_dir():
+        if self.campaign.fs.tier is POSIX and root.exists() and not root.is_dir():
             raise ConfigError(f"target.path: {str(root)!r} is not a directory")
 
     def info(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, recommend
 from autotune.campaign.study._resume import in_space
 from autotune.measure import aggregate
+from autotune.tiers import DATAWARP
 
 if TYPE_CHECKING:
     from autotune.campaign.file._config import Campaign
@@ -56,7 +57,7 @@ def cost_parts(c: Campaign, outcome: TrialOutcome, bb_default: Any = None) -> Co
             return None
         seconds = aggregate(secs, c.objective.aggregate, maximize=False)
     bb = 0
-    if c.fs.kind == "datawarp":
+    if c.fs.tier is DATAWARP:
         bb = int(outcome.config.get("bb.nodes", bb_default if bb_default is not None else 1))
     return CostParts(seconds, c.app.pattern.nodes, bb)
 

@@ -18,9 +18,10 @@ from autotune.errors import ConfigError
 from autotune.space import CATALOGUE, BoundSpace
 from autotune.systems import MpiStack, detect_cores, detect_filesystem, detect_mpi
 from autotune.systems.detect import MPI_TIMEOUT_S
+from autotune.tiers import TIERS
 
 _SHARED_FS_LAUNCHERS = frozenset({"slurm", "slurm-step"})
-_COMPARABLE_KINDS = frozenset({"lustre", "datawarp", "posix"})  # near-node tiers are mounted per job: not here
+_COMPARABLE_KINDS = frozenset(n for n in TIERS if TIERS.get(n).probed)  # near-node tiers are mounted per job: not here
 # parameters that choose Open MPI's io component (a space that searches one can hold ROMIO hints legitimately)
 _IO_SELECTORS = frozenset({"ompi.io", "ompi.io_component", "mpiio.io_component"})
 
