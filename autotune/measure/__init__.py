@@ -16,7 +16,21 @@ from autotune.measure._extract import (
     register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
-from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
+from autotune.measure._margin import (
+    ALPHA,
+    INTERIM,
+    TRIM,
+    Estimate,
+    block_differences,
+    combine,
+    differences,
+    looks,
+    margin,
+    paired,
+    spend,
+    trimmed,
+    unpaired,
+)
 from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
@@ -34,6 +48,7 @@ __all__ = [
     "MIN_TRIALS",
     "ONE_SIDED_KINDS",
     "STATES",
+    "TRIM",
     "UNITS",
     "BaseExtractor",
     "Estimate",
@@ -47,11 +62,13 @@ __all__ = [
     "advantage",
     "aggregate",
     "aggregate_label",
+    "block_differences",
     "check_darshan_header",
     "check_direction",
     "combine",
     "count_aggregators",
     "default_aggregate",
+    "differences",
     "find_record",
     "get_extractor",
     "implausible",
@@ -73,6 +90,7 @@ __all__ = [
     "strip_hints_display",
     "to_canonical",
     "took_effect",
+    "trimmed",
     "unpaired",
     "verify_hints",
     "verify_run",
