@@ -2,19 +2,24 @@
 that is valid at small sample sizes and under repeated looks.
 
 Work on log values: noise on I/O is multiplicative, and the log of a ratio is symmetric where the ratio is not.
-Two kinds of evidence estimate the same log-ratio:
+The confirmation's evidence is a set of log-ratios, each symmetric about the true one:
 
-* **paired rounds** (both measured in the same interleaved round): per-round log-ratios; drift and load common
-  to a round cancel. With the same noise law for both configurations the difference of their noises is
-  symmetric even when each noise is one-sided (interference only slows runs down), so the mean log-ratio is
-  unbiased for the true log-ratio and Student's t interval is close to exact at any n >= 2.
-* **unpaired runs** from elsewhere in the campaign, blocked by trial (a trial's repetitions ran back to back):
-  the difference of the blocks' mean logs, a pooled two-sample t over blocks.
+* **paired rounds** (both measured in the same interleaved round, ``differences``): drift and load common to a
+  round cancel. With the same noise law for both configurations the difference of their noises is symmetric even
+  when each noise is one-sided (interference only slows runs down);
+* **balanced pairs of trials** from elsewhere in the campaign (``block_differences``): the i-th trial of one
+  configuration with the i-th of the other, both summarised by the same aggregate of the same number of runs, so
+  the same argument holds. Trials left over on the side with more of them are not used: a mean over many trials
+  against one or two trials is a comparison of summaries with different skew, which under one-sided noise shows
+  gains that are not there (the simulation in ``evaluation/confirm_eval.py`` and ``tests/measure``).
 
-Independent estimates are combined by inverse-variance weights (the variance corrected for estimated weights:
-Meier 1953, "Variance of a weighted mean", Biometrics 9), degrees of freedom by Satterthwaite (1946).
-The simulation in ``evaluation/confirm_eval.py`` measures the coverage of these intervals (one-sided and
-two-sided noise).
+The estimate is the 20%-trimmed mean of the log-ratios with the Tukey-McLaughlin t interval (``trimmed``):
+the difference of two one-sided noises is heavy-tailed (of two exponentials: Laplace), where the trimmed mean is
+markedly more efficient than the mean, and under normal noise it loses little (Wilcox 2012, "Introduction to
+Robust Estimation and Hypothesis Testing", ch. 4). ``unpaired`` and ``combine`` (a blocked two-sample t and an
+inverse-variance combination: Meier 1953, Biometrics 9; Satterthwaite 1946) remain for comparisons where both
+sides have many blocks and the noise is two-sided. The simulation in ``evaluation/confirm_eval.py`` measures the
+coverage of the intervals (one-sided and two-sided noise).
 
 Sequential use: the confirmation looks after several rounds and stops when an interval is decisive. To keep the
 error rate under repeated looks, each look before the last spends a small fixed error (p < 0.001: Haybittle 1971,
