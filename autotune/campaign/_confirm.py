@@ -30,8 +30,8 @@ needs only "better than the default"); the reported interval is the two-sided 95
 
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
 to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
-the gain: the upper ends of the 95% intervals of the dropped settings' costs, added up, stay below the winner's
-confirmed lower bound; settings that only act together (neither alone costs a clear amount, both together the
+the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
+of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act together (neither alone costs a clear amount, both together the
 whole gain) are therefore kept together, and if every setting would go, the one whose loss costs most stays.
 """
 
@@ -234,15 +234,17 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
     if len(changed) > 1:
         ablated = [({**cfg, **{k: default.get(k)}}, False) for k in changed]
         res = interleaved([(cfg, False), *ablated], rounds, measure, base + 32)
-        highs: dict[str, float] = {}
+        highs: dict[str, float] = {}  # the upper ends of the costs that are not shown to be above zero
         for k, v in zip(changed, res[1:], strict=True):
             est = paired(res[0], v, maximize)
             log, (clo, chi) = (est.log, est.interval()) if est else (0.0, (-float("inf"), float("inf")))
             conf.ablation[k] = {"values": v, "cost": margin(log, maximize), "low": margin(clo, maximize),
                                 "high": margin(chi, maximize)}
-            highs[k] = chi
-        # drop only what is shown not to carry the gain: the upper ends of the dropped settings' costs together
-        # stay below the winner's confirmed lower bound (settings that act together are kept together)
+            if clo <= 0:
+                highs[k] = chi
+        # drop only what is shown not to carry the gain: a cost within the jitter, and the upper ends of the
+        # dropped settings' costs together below the winner's confirmed lower bound (settings that act together
+        # are kept together)
         budget = _log(conf.bound, maximize) if conf.bound is not None and conf.bound > -1 else 0.0
         spent = 0.0
         for k in sorted(highs, key=lambda k: highs[k]):
