@@ -31,8 +31,9 @@ needs only "better than the default"); the reported interval is the two-sided 95
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
 to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
 the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
-of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act together (neither alone costs a clear amount, both together the
-whole gain) are therefore kept together, and if every setting would go, the one whose loss costs most stays.
+of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act
+together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
+every setting would go, the one whose loss costs most stays.
 """
 
 from __future__ import annotations
