@@ -24,7 +24,21 @@ from autotune.measure._extract import (
     get_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
-from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
+from autotune.measure._margin import (
+    ALPHA,
+    INTERIM,
+    TRIM,
+    Estimate,
+    block_differences,
+    combine,
+    differences,
+    looks,
+    margin,
+    paired,
+    spend,
+    trimmed,
+    unpaired,
+)
 from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
 from autotune.measure._sanity import metric_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
@@ -43,6 +57,7 @@ __all__ = [
     "OMPIO_MCA",
     "ONE_SIDED_KINDS",
     "STATES",
+    "TRIM",
     "UNITS",
     "BaseExtractor",
     "Estimate",
@@ -56,11 +71,13 @@ __all__ = [
     "advantage",
     "aggregate",
     "aggregate_label",
+    "block_differences",
     "check_darshan_header",
     "check_direction",
     "combine",
     "count_aggregators",
     "default_aggregate",
+    "differences",
     "find_record",
     "get_extractor",
     "implausible",
@@ -82,6 +99,7 @@ __all__ = [
     "strip_hints_display",
     "to_canonical",
     "took_effect",
+    "trimmed",
     "unpaired",
     "verify_hints",
     "verify_run",

@@ -34,7 +34,7 @@ import numpy as np
 
 from autotune.campaign import Objective
 from autotune.campaign.verify._confirm import CONFIRM_BASE, confirm, pooled_history, top_physical
-from autotune.measure import combine, paired, unpaired
+from autotune.measure import aggregate, block_differences, default_aggregate, differences, trimmed
 
 SPREAD = 0.19
 SD_RUN = 0.14
@@ -45,6 +45,9 @@ CALIBRATIONS = ("sd", "spread")  # sd: the issue's pooled comparison; spread: it
 NOISES = tuple(f"{m}/{c}" for c in CALIBRATIONS for m in MODELS)
 COVERAGE_N = (3, 5, 9, 15, 30)
 TOLERANCE = (0.93, 0.97)  # coverage of a nominal 95% interval that counts as right (stated before measuring)
+POWER = 0.9  # at least 9 in 10 campaigns on a true +8% gain recommend it (stated before measuring)
+NULL = 0.05  # at most 1 in 20 campaigns on a null surface recommend a change (stated before measuring)
+TARGET_BUDGET = 60  # the budget (rounds) the power and null targets apply to: the default ``objective.confirm``
 
 
 def draw_noise(model: str, scale: float, rng: np.random.Generator, size: Any) -> np.ndarray:
@@ -80,21 +83,28 @@ def implied(noise: str, scale: float) -> dict[str, float]:
     return {"sd": float(np.std(x[:, 0])), "spread": float(np.mean((v.max(1) - v.min(1)) / v.max(1)))}
 
 
+def aggregate_of(noise: str) -> str:
+    """The aggregate a campaign under ``noise`` gets by default: best of N where the noise is one-sided (a shared
+    file system), the median where it is two-sided (a node's local disk): ``autotune.measure.default_aggregate``."""
+    return default_aggregate("lustre" if noise.startswith("one-sided") else "local")
+
+
 def coverage(noise: str, scale: float, n: int, history: bool, sims: int, seed: int) -> float:
     """How often the nominal 95% interval of the true log-ratio covers it (one look, ``n`` paired rounds; with
-    ``history``: 6 trials x 3 runs of the candidate and 2 of the default, blocked by trial)."""
+    ``history``: 6 trials x 3 runs of the candidate and 2 of the default, in balanced pairs of trials summarised
+    by the noise's aggregate), as the confirmation computes it."""
     rng, model = np.random.default_rng(seed), noise.split("/")[0]
     delta, hit = math.log1p(GAIN), 0
     for _ in range(sims):
         common = rng.normal(0, COMMON, n)
         a = np.exp(delta + common + draw_noise(model, scale, rng, n))
         b = np.exp(common + draw_noise(model, scale, rng, n))
-        parts = [paired(list(a), list(b), True)]
+        d = differences(list(a), list(b), True)
         if history:
             blk = [[*np.exp(delta + rng.normal(0, COMMON) + draw_noise(model, scale, rng, 3))] for _ in range(6)]
             blk0 = [[*np.exp(rng.normal(0, COMMON) + draw_noise(model, scale, rng, 3))] for _ in range(2)]
-            parts.append(unpaired(blk, blk0, True))
-        est = combine(parts)
+            d += block_differences(blk, blk0, True, aggregate_of(noise))
+        est = trimmed(d)
         assert est is not None
         lo, hi = est.interval()
         hit += lo <= delta <= hi
@@ -121,7 +131,8 @@ def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int) -> d
             if name == "better" else cfg[name]
         runs.append((t, c, run(name, rng.normal(0, COMMON), 3)))
     phases = ("write",)
-    ranked = sorted(((n, c, float(np.median([v for v in vs if v is not None]))) for n, c, vs in runs if n >= 0),
+    how = aggregate_of(noise)
+    ranked = sorted(((n, c, aggregate([v for v in vs if v is not None], how, True)) for n, c, vs in runs if n >= 0),
                     key=lambda x: -x[2])
     top = top_physical([(n, c) for n, c, _ in ranked], default, phases)
     history = pooled_history(runs, default, top, phases)
@@ -134,7 +145,7 @@ def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int) -> d
         assert v is not None
         return v
 
-    conf = confirm(default, top, rounds, measure, True, phases, history=history)
+    conf = confirm(default, top, rounds, measure, True, phases, history=history, aggregate=how)
     win = next(c for c in conf.candidates if c["label"] == conf.winner)["config"]["sim.config"]
     true_margin = math.expm1(truth[win])
     return {"model": noise, "gain": gain, "seed": seed, "budget": rounds, "decision": conf.decision,
@@ -207,7 +218,8 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
     def measure(config: dict[str, Any], is_default: bool, number: int) -> float:
         return tr.draw(config, draw_key(c.study, seed, 24, number))[0]
 
-    conf = confirm(default, top, rounds, measure, True, phases, history=pooled_history(runs, default, top, phases))
+    conf = confirm(default, top, rounds, measure, True, phases, history=pooled_history(runs, default, top, phases),
+                   aggregate=c.objective.aggregate)
     base = tr.physical_medians[tr.physical(default)]
     win = next(x for x in conf.candidates if x["label"] == conf.winner)["config"]
     true_margin = tr.physical_medians.get(tr.physical(win), 0.0) / base - 1
@@ -219,10 +231,10 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
             "rounds": conf.rounds, "runs": sum(sum(v is not None for v in x["values"]) for x in conf.candidates)}
 
 
-def replays(seeds: int, rounds: int, workers: int) -> list[dict[str, Any]]:
+def replays(seeds: int, rounds: int, workers: int, first: int = 0) -> list[dict[str, Any]]:
     from experiments.evaluation.evalkit.truths import real_surfaces
 
-    tasks = [(n, m, s, rounds) for n in real_surfaces() for m in REPLAY_METHODS for s in range(seeds)]
+    tasks = [(n, m, s, rounds) for n in real_surfaces() for m in REPLAY_METHODS for s in range(first, first + seeds)]
     if workers > 1:
         import multiprocessing
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -255,13 +267,14 @@ def _rate(recs: list[dict[str, Any]], key: str, value: Any = True) -> str:
     return f"{sum(r[key] == value for r in recs)}/{len(recs)}"
 
 
-def simulate(seeds: int, sims: int, budgets: tuple[int, ...], workers: int) -> dict[str, Any]:
-    """Coverage at fixed n, then campaigns on gain and null surfaces per noise model and budget."""
+def simulate(seeds: int, sims: int, budgets: tuple[int, ...], workers: int, first: int = 0) -> dict[str, Any]:
+    """Coverage at fixed n, then campaigns on gain and null surfaces per noise model and budget (seeds from
+    ``first``: a fresh ``first`` gives figures on seeds nothing was tuned on)."""
     scales = {m: calibrate(m) for m in NOISES}
-    cov = [{"model": m, "n": n, "history": h, "coverage": coverage(m, scales[m], n, h, sims, 100 * n + h)}
+    cov = [{"model": m, "n": n, "history": h, "coverage": coverage(m, scales[m], n, h, sims, 1_000_003 * first + 100 * n + h)}
            for m in NOISES for n in COVERAGE_N for h in (False, True)]
     tasks = [(m, scales[m], g, s, b) for m in NOISES for b in budgets for g in (GAIN, 0.0)
-             for s in range(seeds if g else 2 * seeds)]
+             for s in range(first, first + (seeds if g else 2 * seeds))]
     if workers > 1:
         import multiprocessing
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -281,7 +294,10 @@ def markdown(res: dict[str, Any]) -> str:
            "max, the issue's round-to-round spread). Scales and what each calibration implies for the other figure: "
            + "; ".join(f"{m} {sc:.3f} (run log-sd {res['implied'][m]['sd']:.3f}, spread of 3 "
                        f"{res['implied'][m]['spread']:.1%})" for m, sc in res["scales"].items())
-           + f". Coverage counts as right within {lo:.0%}-{hi:.0%} (stated before measuring).", "",
+           + f". Stated before measuring: coverage counts as right within {lo:.0%}-{hi:.0%}; at the {TARGET_BUDGET}-round "
+           f"budget at least {POWER:.0%} of gain campaigns recommend the better configuration and at most {NULL:.0%} of "
+           "null campaigns recommend a change (a miss is marked). Aggregate of N: "
+           + ", ".join(f"{m} {aggregate_of(m)}" for m in MODELS) + f". Seeds from {res.get('first_seed', 0)}.", "",
            "## Coverage of the nominal 95% interval (one look)", "",
            "| noise | rounds | rounds only | rounds + history (6 vs 2 trials of 3) |", "|---|---|---|---|"]
     cov = {(c["model"], c["n"], c["history"]): c["coverage"] for c in res["coverage"]}
@@ -299,8 +315,10 @@ def markdown(res: dict[str, Any]) -> str:
         for b in sorted({c["budget"] for c in camps}):
             g = [c for c in camps if c["model"] == m and c["budget"] == b and c["gain"] > 0]
             z = [c for c in camps if c["model"] == m and c["budget"] == b and c["gain"] == 0]
-            out.append(f"| {m} | {b} | {_rate(g, 'recommended', 'better')} | "
-                       f"{sum(c['recommended'] != 'default' for c in z)}/{len(z)} | {_rate(g + z, 'covers')} | "
+            pw, nl = sum(c["recommended"] == "better" for c in g), sum(c["recommended"] != "default" for c in z)
+            pmiss = " (miss)" if b == TARGET_BUDGET and pw < POWER * len(g) else ""
+            nmiss = " (miss)" if b == TARGET_BUDGET and nl > NULL * len(z) else ""
+            out.append(f"| {m} | {b} | {pw}/{len(g)}{pmiss} | {nl}/{len(z)}{nmiss} | {_rate(g + z, 'covers')} | "
                        f"{np.median([c['rounds'] for c in g]):.0f} / {np.median([c['rounds'] for c in z]):.0f} | "
                        f"{np.median([c['runs'] for c in g]):.0f} / {np.median([c['runs'] for c in z]):.0f} |")
     if res.get("replays"):
@@ -330,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--replay-rounds", type=int, default=Objective.confirm, help="the replays' confirmation budget")
     p.add_argument("--replay-seeds", type=int, default=10)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--first-seed", type=int, default=0, help="the first seed of every part (fresh seeds: a new value)")
     p.add_argument("--quick", action="store_true", help="small counts (a smoke run)")
     p.add_argument("--render", action="store_true", help="only write the Markdown again from OUT")
     a = p.parse_args(argv)
@@ -340,8 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick:
         a.seeds, a.sims, a.budgets, a.replay_seeds, a.replay_rounds = 4, 200, [12], 1, 12
     t0 = time.monotonic()
-    res = simulate(a.seeds, a.sims, tuple(a.budgets), a.workers)
-    res["replays"] = replays(a.replay_seeds, a.replay_rounds, a.workers)
+    res = simulate(a.seeds, a.sims, tuple(a.budgets), a.workers, a.first_seed)
+    res["first_seed"] = a.first_seed
+    res["replays"] = replays(a.replay_seeds, a.replay_rounds, a.workers, a.first_seed)
     res["replay_rounds"] = a.replay_rounds
     res["noise"] = noise_shape()
     res["seconds"] = round(time.monotonic() - t0, 1)

@@ -192,3 +192,27 @@ def test_the_search_s_best_candidate_gets_most_of_the_error_and_the_decision_is_
     conf = confirm(DEFAULT, [(3, a)], 3, Bench(), maximize=True)
     assert conf.decision == "recommend" and conf.bound is not None and conf.low < conf.bound < conf.margin
     assert "one-sided 95%" in conf.verdict() and f"{conf.bound:+.1%}" in conf.verdict()
+
+
+def test_settings_that_only_act_together_are_kept_together() -> None:
+    """The gain needs both settings (+30%); either alone does nothing or harms (-15%). Measured alone, each
+    reduced configuration is too noisy to show a cost, which must not let the ablation drop a setting the gain
+    needs: a setting goes only when its cost is shown to be below the confirmed gain."""
+    winner = {**DEFAULT, "mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "disable"}
+
+    def truth(c: Config) -> float:
+        both = c["mpiio.cb_nodes"] == 4 and c["mpiio.romio_ds_write"] == "disable"
+        return 130.0 if both else 85.0 if c["mpiio.romio_ds_write"] == "disable" else 100.0
+
+    for seed in range(4):
+        bench = Bench(truth)
+        bench.rng = np.random.default_rng(seed)
+        base = bench.__call__
+
+        def noisy(config: Config, is_default: bool, number: int, base: Any = base, rng: Any = bench.rng) -> float:
+            v = base(config, is_default, number)  # the half-ablated configurations: 40% jitter
+            return v * float(np.exp(rng.normal(0, 0.4))) if config not in (winner, DEFAULT) else v
+
+        conf = confirm(DEFAULT, [(7, winner)], 12, noisy, maximize=True)
+        assert conf.proven and conf.recommended == {"mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "disable"}
+        assert set(conf.ablation) == {"mpiio.cb_nodes", "mpiio.romio_ds_write"} and not conf.dropped

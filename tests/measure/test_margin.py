@@ -7,7 +7,20 @@ import math
 import numpy as np
 import pytest
 
-from autotune.measure import ALPHA, INTERIM, combine, looks, margin, paired, spend, unpaired
+from autotune.measure import (
+    ALPHA,
+    INTERIM,
+    TRIM,
+    block_differences,
+    combine,
+    differences,
+    looks,
+    margin,
+    paired,
+    spend,
+    trimmed,
+    unpaired,
+)
 from autotune.measure._margin import Estimate, t_quantile
 
 
@@ -72,3 +85,48 @@ def test_the_paired_interval_covers_the_true_margin_about_95_percent(one_sided: 
         lo, hi = est.interval()
         hit += lo <= delta <= hi
     assert 0.91 <= hit / sims <= 0.99
+
+
+def test_the_trimmed_mean_trims_a_fifth_from_each_end_with_the_winsorised_variance() -> None:
+    d = [0.0, 1.0, 2.0, 3.0, 100.0]  # g = 1: the mean of 1, 2, 3; winsorised 1, 1, 2, 3, 3
+    est = trimmed(d)
+    assert est is not None and est.log == pytest.approx(2.0) and est.df == 2
+    w = [1.0, 1.0, 2.0, 3.0, 3.0]
+    sw2 = sum((x - 2.0) ** 2 for x in w) / 4
+    assert est.var == pytest.approx(4 * sw2 / (3 * 2))
+    assert trimmed([0.1, 0.3]) == Estimate(0.2, pytest.approx(0.01), 1)  # type: ignore[arg-type]
+    assert trimmed([0.1]) is None and TRIM == 0.2
+
+
+def test_history_trials_are_paired_one_to_one_in_order_with_the_same_summary_of_the_same_number_of_runs() -> None:
+    a = [[100.0, 120.0, 110.0], [90.0, None], [130.0]]
+    b = [[100.0, 80.0], [50.0, 60.0, 70.0]]
+    assert block_differences(a, b, True, "best") == pytest.approx([math.log(120 / 100), math.log(90 / 50)])
+    assert block_differences(a, b, True, "median") == pytest.approx([math.log(110 / 90), math.log(90 / 50)])
+    assert block_differences(a, b, False, "best") == pytest.approx([-math.log(100 / 80), -math.log(90 / 50)])
+    assert block_differences([], b, True) == [] and differences([1.0, None, 2.0], [1.0, 1.0, 1.0], True) == [
+        0.0, pytest.approx(math.log(2))]
+
+
+def test_many_candidate_trials_against_one_default_trial_do_not_make_false_gains_under_one_sided_noise() -> None:
+    """Interference only slows runs down: one default trial's mean is skewed low, so an unbalanced comparison
+    (the blocked two-sample t) shows a gain where there is none too often; balanced pairs do not."""
+    rng = np.random.default_rng(11)
+    sims, alpha = 1500, 0.04  # the one-sided error share of the search's best at the last look
+
+    def trial() -> list[float]:
+        heavy = rng.random(3) < 0.1
+        return list(np.exp(rng.normal(0, 0.05) - np.where(heavy, rng.exponential(0.28, 3), rng.exponential(0.07, 3))))
+
+    old = new = 0
+    for _ in range(sims):
+        cand, base = [trial() for _ in range(6)], [trial()]
+        rounds = [trial()[0] for _ in range(20)], [trial()[0] for _ in range(20)]
+        u = unpaired(cand, base, True)
+        assert u is not None
+        old += u.interval(2 * alpha)[0] > 0
+        est = trimmed(differences(*rounds, True) + block_differences(cand, base, True, "best"))
+        assert est is not None
+        new += est.interval(2 * alpha)[0] > 0
+    assert old / sims > 0.055  # the unbalanced comparison: well above its nominal 4%
+    assert new / sims < 0.05

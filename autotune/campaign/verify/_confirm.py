@@ -5,12 +5,19 @@ that matter.
 The aggregate of N over many configurations is biased upward (the luckiest configuration wins). At the end of a
 campaign the top ``TOP`` physically distinct configurations and the default run again in interleaved rounds
 (A B C D, B C D A, ...: drift and other users' load hit all alike). Each candidate's margin over the default
-pools two kinds of evidence (``autotune.measure.paired`` / ``unpaired`` / ``combine``, on log values):
+pools two kinds of evidence as paired log-ratios (``autotune.measure.differences`` / ``block_differences``):
 
 * the rounds, paired round by round (drift common to a round cancels);
 * the campaign's own runs of the same physical configurations (twins: configurations that differ only in
-  settings that cannot act, ``autotune.hints.inert``), compared unpaired. The trial that put a candidate in
-  the top is left out of its history: it was chosen for being lucky, and counting it would bias the margin.
+  settings that cannot act, ``autotune.hints.inert``), in balanced pairs of trials (the i-th trial of the
+  candidate with the i-th of the default, each summarised by the campaign's aggregate of N over the same number
+  of runs). The trial that put a candidate in the top is left out of its history: it was chosen for being lucky.
+
+Every such pair's log-ratio is symmetric about the true one, also under one-sided noise (interference only slows
+runs down), because both sides carry the same noise law; an unbalanced comparison (many trials of the candidate
+against one of the default) is not, and made false recommendations under one-sided noise. The margin is the
+20%-trimmed mean of the pairs with its Tukey-McLaughlin t interval (``autotune.measure.trimmed``): differences of
+one-sided noise are heavy-tailed, where trimming gains power over the mean.
 
 After looks at rounds 3, 4, 6, 9, ... (``autotune.measure.looks``) the confirmation stops as soon as a look is
 decisive: a candidate's one-sided 95% lower bound above zero (recommend the best such candidate), or every
@@ -22,9 +29,11 @@ Bonferroni, e.g. Westfall & Krishen 2001, J Stat Plan Inference 99). The decisio
 needs only "better than the default"); the reported interval is the two-sided 95% one, spent the same way.
 
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
-to its default and measured interleaved with the winner; a setting is kept only if dropping it costs more than
-the jitter (the 95% interval of the cost is above zero; if no single setting passes, the one whose loss costs
-most is kept, since together they won).
+to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
+the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
+of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act
+together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
+every setting would go, the one whose loss costs most stays.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import optuna
@@ -43,7 +53,18 @@ from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._resume import in_space
 from autotune.campaign.verify._confirmation import MATTERS, Confirmation
 from autotune.hints import inert, measured_phases
-from autotune.measure import INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
+from autotune.measure import (
+    ALPHA,
+    INTERIM,
+    Estimate,
+    block_differences,
+    differences,
+    looks,
+    margin,
+    paired,
+    spend,
+    trimmed,
+)
 from autotune.space import Config
 
 TOP = 3
@@ -84,9 +105,9 @@ class _Look:
 
 
 def _look(values: list[list[float | None]], history: list[list[list[float]]], i: int, maximize: bool, alpha: float,
-          one_sided: float) -> _Look:
+          one_sided: float, how: str) -> _Look:
     """Candidate ``i`` over the default: the two-sided ``1 - alpha`` interval and the ``1 - one_sided`` lower bound."""
-    est = combine([paired(values[i], values[0], maximize), unpaired(history[i], history[0], maximize)])
+    est = trimmed(differences(values[i], values[0], maximize) + block_differences(history[i], history[0], maximize, how))
     if est is None or alpha <= 0:
         return _Look(est, -float("inf"), float("inf"), -float("inf"))
     lo, hi = est.interval(alpha)
@@ -99,25 +120,26 @@ def weights(m: int) -> list[float]:
     return [x / sum(w) for x in w]
 
 
-def _needed(values: list[float | None], base: list[float | None], hist: Estimate | None, maximize: bool,
-            matters: float) -> int | None:
-    """About how many rounds would make the 95% interval's half-width ``matters`` (normal approximation)."""
-    p = paired(values, base, maximize)
+def _needed(diffs: list[float], maximize: bool, matters: float, one_sided: float) -> int | None:
+    """About how many rounds would make the one-sided ``1 - one_sided`` bound that decides a recommendation reach
+    ``matters`` from the estimate (normal approximation; ``diffs``: the rounds' and history pairs' log-ratios)."""
+    p = trimmed(diffs)
     if p is None or matters <= 0:
         return None
     per_round = p.var * (p.df + 1)
-    h = abs(margin(matters, True)) if maximize else matters
-    target = (1.96 / max(h, 1e-9)) ** 2 - (1 / hist.var if hist is not None else 0.0)
-    return max(math.ceil(per_round * target), int(p.df) + 2)
+    h = abs(math.log1p(matters)) if maximize else -math.log1p(-matters)
+    z = NormalDist().inv_cdf(1 - max(one_sided, 1e-12))
+    return max(math.ceil(per_round * (z / max(h, 1e-9)) ** 2), int(p.df) + 2)
 
 
 def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, measure: Measure, maximize: bool,
             pattern_phases: Sequence[str] = ("write",), base: int = CONFIRM_BASE,
             history: Mapping[int, Sequence[Sequence[float]]] | None = None, matters: float = MATTERS,
-            seconds: float | None = None, clock: Callable[[], float] = time.monotonic) -> Confirmation:
+            seconds: float | None = None, clock: Callable[[], float] = time.monotonic,
+            aggregate: str = "median") -> Confirmation:
     """Re-measure ``top`` ((trial, config) best first) and ``default`` interleaved, sequentially, at most ``rounds``
     rounds (or ``seconds``); ``history``: earlier runs per trial number (-1: the default's twins), one block of
-    runs per trial."""
+    runs per trial, each summarised by ``aggregate`` (the campaign's aggregate of N) when blocks are paired."""
     hist = dict(history or {})
     seen = [physical(default, default, pattern_phases)]
     entries = [("default", -1, default, True)]
@@ -147,7 +169,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         final = done >= rounds or out_of_time
         a, a1 = spend(final, used), spend(final, used1, interim=INTERIM / 2)  # two-sided: reported; one-sided: decision
         used, used1 = used + a, used1 + a1
-        res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i]) for i in range(1, len(entries))}
+        res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i], aggregate) for i in range(1, len(entries))}
         shown = [i for i, r in res.items() if r.bound > 0]
         for i, r in res.items():
             if r.high < _log(matters, maximize):
@@ -161,8 +183,14 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             decision = "worse" if all(r.high < 0 for r in res.values()) else "below"
         if decision != "undecided" or final:
             break
-    return _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, measure,
+    conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, measure,
                    pattern_phases, base, default)
+    if decision == "undecided" and best_i:
+        pairs = block_differences(hs[best_i], hs[0], maximize, aggregate)
+        need = _needed(differences(vals[best_i], vals[0], maximize) + pairs, maximize, matters, ALPHA * w[best_i])
+        conf.needed_rounds = None if need is None else max(need - len(pairs), done + 1)
+    conf.aggregate = aggregate
+    return conf
 
 
 def _log_of(look: _Look) -> float:
@@ -191,8 +219,6 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
     conf = Confirmation(done, cands, winner["label"], margin(est.log, maximize), lo, hi, {}, decision=decision,
                         max_rounds=rounds, matters=matters,
                         bound=margin(look.bound, maximize) if look.bound > -float("inf") else None)
-    if decision == "undecided" and best_i:
-        conf.needed_rounds = _needed(vals[best_i], vals[0], unpaired(hs[best_i], hs[0], maximize), maximize, matters)
     if decision == "recommend":
         conf.recommended = _ablate(conf, winner["config"], default, measure, maximize, phases, base,
                                    min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]))
@@ -209,16 +235,29 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
     if len(changed) > 1:
         ablated = [({**cfg, **{k: default.get(k)}}, False) for k in changed]
         res = interleaved([(cfg, False), *ablated], rounds, measure, base + 32)
+        highs: dict[str, float] = {}  # the upper ends of the costs that are not shown to be above zero
         for k, v in zip(changed, res[1:], strict=True):
             est = paired(res[0], v, maximize)
             log, (clo, chi) = (est.log, est.interval()) if est else (0.0, (-float("inf"), float("inf")))
-            cost, lo, hi = margin(log, maximize), margin(clo, maximize), margin(chi, maximize)
-            conf.ablation[k] = {"values": v, "cost": cost, "low": lo, "high": hi}
+            conf.ablation[k] = {"values": v, "cost": margin(log, maximize), "low": margin(clo, maximize),
+                                "high": margin(chi, maximize)}
             if clo <= 0:
-                conf.dropped[k] = f"dropping it cost {cost:+.1%} (95% interval {lo:+.1%} to {hi:+.1%}): within the jitter"
-        if all(k in conf.dropped for k in changed):  # substitutes or noise: keep the one whose loss costs most
-            keep = max(changed, key=lambda k: conf.ablation[k]["cost"])
-            conf.dropped.pop(keep)
+                highs[k] = chi
+        # drop only what is shown not to carry the gain: a cost within the jitter, and the upper ends of the
+        # dropped settings' costs together below the winner's confirmed lower bound (settings that act together
+        # are kept together)
+        budget = _log(conf.bound, maximize) if conf.bound is not None and conf.bound > -1 else 0.0
+        spent = 0.0
+        for k in sorted(highs, key=lambda k: highs[k]):
+            if spent + max(highs[k], 0.0) >= budget:
+                break
+            spent += max(highs[k], 0.0)
+            a = conf.ablation[k]
+            conf.dropped[k] = (f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%}): "
+                               f"within the jitter, and with the other settings dropped less than the confirmed gain "
+                               f"(at least {conf.bound:+.1%})")
+        if all(k in conf.dropped for k in changed):  # together they won: keep the one whose loss costs most
+            conf.dropped.pop(max(changed, key=lambda k: conf.ablation[k]["cost"]))
         changed = {k: v for k, v in changed.items() if k not in conf.dropped}
     return changed
 def pooled_history(runs: Sequence[tuple[int, Config, Sequence[float | None]]], default: Config,
@@ -271,8 +310,7 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
 
     conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
                    history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
-                   seconds=c.objective.confirm_seconds)
-    conf.aggregate = c.objective.aggregate
+                   seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
     default = next((t for t in ran if t.user_attrs.get("is_default")), None)
     if default is not None and default.value:
         best = done[0].value or 0.0

@@ -40,17 +40,22 @@ class Confirmation:
 
     def lines(self, metric: str) -> list[str]:
         vals = {c["label"]: c["values"] for c in self.candidates}
-        hist = {c["label"]: sum(len(b) for b in c.get("history") or []) for c in self.candidates}
+        hist = {c["label"]: _paired_runs(c.get("history") or [], self.candidates[0].get("history") or [])
+                for c in self.candidates}
         most = f" (at most {self.max_rounds})" if self.max_rounds > self.rounds else ""
         out = [f"confirmation: {self.rounds} interleaved rounds{most} of {', '.join(vals)} (median {metric}):"]
         for label, v in vals.items():
             ok = [x for x in v if x is not None]
-            pooled = f"; {hist[label]} earlier runs of the same physical configuration pooled" if hist[label] else ""
+            pooled = (f"; {hist[label][0]} earlier runs of the same physical configuration pooled ({hist[label][1]} of its "
+                      f"{hist[label][2]} earlier trials, each paired with one of the default's)" if label != "default" else
+                      f"; {hist[label][0]} earlier runs of the same physical configuration") if hist[label][0] else ""
             out.append(f"  {label}: median {statistics.median(ok):.4g} over {len(ok)} rounds{pooled}" if ok
                        else f"  {label}: every run failed")
         agg = f" ({self.aggregate} of N)" if self.aggregate else ""
         claim = f"; the search claimed {self.best_of_n_gain:+.1%}{agg}" if self.best_of_n_gain is not None else ""
-        out.append(f"  winner {self.winner}: {self._pm()} over the default ({self.level:.0%} interval "
+        how = f" (20%-trimmed mean of the pairs; earlier trials summarised by their {self.aggregate} of N)" \
+            if self.aggregate else ""
+        out.append(f"  winner {self.winner}: {self._pm()} over the default{how} ({self.level:.0%} interval "
                    f"{self.low:+.1%} to {self.high:+.1%}, valid under repeated looks) after {self.rounds} rounds{claim}")
         out.append("  " + self.verdict())
         for name, why in sorted(self.dropped.items()):
@@ -79,3 +84,12 @@ class Confirmation:
         what = (f"no difference larger than {half:.0%} detectable at this noise after {n} rounds{need}"
                 if half else "no configuration beat the default beyond the jitter")
         return f"{what}: keep the system's defaults"
+
+
+def _paired_runs(blocks: list[list[float]], default: list[list[float]]) -> tuple[int, int, int]:
+    """(runs, trials, all trials) of ``blocks`` that the confirmation paired with the default's trials (``block_differences``:
+    the i-th non-empty trial with the i-th, cut to their common number of runs); the default's own: all of them."""
+    if blocks is default:
+        return sum(len(b) for b in blocks), len(blocks), len(blocks)
+    pairs = list(zip([b for b in blocks if b], [b for b in default if b], strict=False))
+    return sum(min(len(x), len(y)) for x, y in pairs), len(pairs), len([b for b in blocks if b])
