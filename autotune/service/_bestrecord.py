@@ -27,11 +27,11 @@ BASIS_KEYS = ("metric_kind", "plausible_max", "space_searched")
 _DONE = ("FROM trials t JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
          "JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = 'ran' AND ran.value_json = 'true' "
          "WHERE t.study_id = :s AND t.state = 'COMPLETE' AND v.value_type = 'FINITE' ")
-_FIRST_DEFAULT = (  # ``campaign.default_trial``'s query, over the trials between two watermarks
+_FIRST_DEFAULT = (  # ``campaign.default_trial``'s query, over the trials above a watermark
     "SELECT t.number, t.trial_id FROM trials t JOIN trial_user_attributes d ON d.trial_id = t.trial_id "
     "AND d.key = 'is_default' AND d.value_json = 'true' JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id "
     "AND ran.key = 'ran' AND ran.value_json = 'true' JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
-    "WHERE t.study_id = :s AND t.state = 'COMPLETE' AND t.trial_id > :lo AND t.trial_id <= :hi ORDER BY t.number LIMIT 1")
+    "WHERE t.study_id = :s AND t.state = 'COMPLETE' AND t.trial_id > :lo ORDER BY t.number LIMIT 1")
 
 
 def record_basis(attrs: dict[str, Any], maximize: bool) -> str:
@@ -44,7 +44,7 @@ def parse_record(raw: Any) -> dict[str, Any] | None:
     """The stored record, or None when missing or malformed (then it is rebuilt)."""
     if not isinstance(raw, dict) or raw.get("v") != VERSION or not isinstance(raw.get("basis"), str):
         return None
-    ints = ("upto", "n", "since")
+    ints = ("upto", "n", "settled")
     if any(not isinstance(raw.get(k), int) or isinstance(raw.get(k), bool) for k in ints):
         return None
     best, default = raw.get("best"), raw.get("default", 0)
@@ -100,22 +100,22 @@ def known(study: optuna.Study, write: bool = True) -> tuple[FrozenTrial | None, 
     rec = parse_record(attrs.get(KEY))
     if rec is None or rec["basis"] != basis:
         return _rebuild(study, db, basis, watermark(db, study._study_id), write)
-    upto = watermark(db, study._study_id, rec["upto"])
-    if upto <= rec["upto"]:
-        return _trial(db, rec["best"]), _trial(db, rec["default"])
-    new = _rows(db, "SELECT t.trial_id, t.number, v.value " + _DONE + "AND t.trial_id > :lo AND t.trial_id <= :hi",
-                s=study._study_id, lo=rec["upto"], hi=upto)
-    since = rec["since"] + len(new)
-    if since >= max(1, int(rec["n"] * REFRESH)):
+    upto = max(rec["upto"], watermark(db, study._study_id, rec["upto"]))
+    # every completed trial above the recorded watermark: those below the new one are final and counted;
+    # those above it (finished while an older trial is still in flight) are read again next time
+    new = _rows(db, "SELECT t.trial_id, t.number, v.value " + _DONE + "AND t.trial_id > :lo",
+                s=study._study_id, lo=rec["upto"])
+    settled_new = sum(1 for r in new if int(r[0]) <= upto)
+    if rec["settled"] + len(new) - rec["n"] >= max(1, int(rec["n"] * REFRESH)):  # grown: a fresh median
         return _rebuild(study, db, basis, upto, write)
     best = _catch_up(study, db, rec, new, maximize)
     default = rec["default"]
     if default is None and new:  # the first default run: numbers grow with ids, so only newer trials can be it
-        rows = _rows(db, _FIRST_DEFAULT, s=study._study_id, lo=rec["upto"], hi=upto)
+        rows = _rows(db, _FIRST_DEFAULT, s=study._study_id, lo=rec["upto"])
         default = [int(rows[0][0]), int(rows[0][1])] if rows else None
-    if write:
-        _write(study, {**rec, "upto": upto, "since": since, "n": rec["n"] + len(new), "default": default,
-                       "best": [best.number, best._trial_id, _value(best)] if best is not None else None})
+    if write and (upto > rec["upto"] or best is not None and _ref(best) != rec["best"]):
+        _write(study, {**rec, "upto": upto, "settled": rec["settled"] + settled_new, "best": _ref(best),
+                       "default": default if default is not None and default[1] <= upto else None})
     return best, _trial(db, default)
 
 
@@ -146,19 +146,22 @@ def _rebuild(study: optuna.Study, db: Any, basis: str, upto: int, write: bool
     from autotune.measure import MIN_TRIALS
 
     n = int(_rows(db, "SELECT COUNT(*) " + _DONE, s=study._study_id)[0][0])
+    settled = int(_rows(db, "SELECT COUNT(*) " + _DONE + "AND t.trial_id <= :hi", s=study._study_id, hi=upto)[0][0])
     median = ran_median(study, MIN_TRIALS)
     best = best_ran(study, study.direction == optuna.study.StudyDirection.MAXIMIZE, value_flag(study, median),
                     keep=lambda t: bool(in_space(study, [t])))[0]
     default = default_trial(study)
     if write:
-        _write(study, {"v": VERSION, "basis": basis, "upto": upto, "n": n, "since": 0, "median": median,
-                       "best": [best.number, best._trial_id, _value(best)] if best is not None else None,
-                       "default": [default.number, default._trial_id] if default is not None else None})
+        _write(study, {"v": VERSION, "basis": basis, "upto": upto, "n": n, "settled": settled, "median": median,
+                       "best": _ref(best),
+                       "default": [default.number, default._trial_id] if default is not None and default._trial_id <= upto
+                       else None})
     return best, default
 
 
-def _value(t: FrozenTrial) -> float:
-    return float(t.values[0]) if t.values else float("nan")
+def _ref(t: FrozenTrial | None) -> list[Any] | None:
+    """How the record names a trial: [number, trial id, objective-0 value]."""
+    return [t.number, t._trial_id, float(t.values[0]) if t.values else float("nan")] if t is not None else None
 
 
 def _trial(db: Any, ref: list[Any] | None) -> FrozenTrial | None:
