@@ -113,7 +113,7 @@ def known(study: optuna.Study, write: bool = True) -> tuple[FrozenTrial | None, 
     if default is None and new:  # the first default run: numbers grow with ids, so only newer trials can be it
         rows = _rows(db, _FIRST_DEFAULT, s=study._study_id, lo=rec["upto"])
         default = [int(rows[0][0]), int(rows[0][1])] if rows else None
-    if write and (upto > rec["upto"] or best is not None and _ref(best) != rec["best"]):
+    if write and (upto > rec["upto"] or (best is not None and _ref(best) != rec["best"])):
         _write(study, {**rec, "upto": upto, "settled": rec["settled"] + settled_new, "best": _ref(best),
                        "default": default if default is not None and default[1] <= upto else None})
     return best, _trial(db, default)

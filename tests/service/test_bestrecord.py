@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import optuna
 import pytest
-from optuna.distributions import FloatDistribution
+from optuna.distributions import BaseDistribution, FloatDistribution
 from optuna.trial import TrialState, create_trial
 
 import autotune.campaign as campaign_api
 from autotune.campaign import best_trial, default_trial, make_storage
 from autotune.service._bestrecord import KEY, known, known_best
 
-DIST = {"x": FloatDistribution(0.0, 1.0)}
+DIST: dict[str, BaseDistribution] = {"x": FloatDistribution(0.0, 1.0)}
 
 
-def _study(tmp_path: Path, direction: str = "maximize") -> optuna.Study:
+def _study(tmp_path: Path, direction: Literal["minimize", "maximize"] = "maximize") -> optuna.Study:
     storage = make_storage(f"sqlite:///{tmp_path}/rec.db")
     return optuna.create_study(study_name="rec", storage=storage, direction=direction)
 
@@ -44,7 +44,8 @@ def _same(study: optuna.Study) -> None:
 
 
 @pytest.mark.parametrize("direction", ["maximize", "minimize"])
-def test_record_agrees_with_the_full_rule_as_trials_arrive_out_of_order(tmp_path: Path, direction: str) -> None:
+def test_record_agrees_with_the_full_rule_as_trials_arrive_out_of_order(
+        tmp_path: Path, direction: Literal["minimize", "maximize"]) -> None:
     random.seed(1)
     study = _study(tmp_path, direction)
     study.set_user_attr("metric_kind", "bandwidth")
@@ -60,7 +61,8 @@ def test_record_agrees_with_the_full_rule_as_trials_arrive_out_of_order(tmp_path
     best_value = 5000.0 if direction == "maximize" else 150.0
     study.tell(held, best_value)  # finished last, and the best of all
     _same(study)
-    assert known_best(study).number == held
+    best = known_best(study)
+    assert best is not None and best.number == held
 
 
 def test_between_refreshes_only_new_trials_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,7 +80,8 @@ def test_between_refreshes_only_new_trials_are_read(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(campaign_api, "best_ran", full_read)
     monkeypatch.setattr(campaign_api, "ran_median", full_read)
     monkeypatch.setattr(campaign_api, "default_trial", full_read)
-    assert known_best(study).values == [1200.0]
+    best = known_best(study)
+    assert best is not None and best.values == [1200.0]
     assert study.user_attrs[KEY]["settled"] == 502 and study.user_attrs[KEY]["n"] == 500
 
 
