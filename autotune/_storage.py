@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from typing import Any
 
@@ -38,9 +39,7 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False,
         _check_exists(url)
     if fast:
         with contextlib.suppress(Exception):  # no tables yet (or no server: the usual path says so)
-            return optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
-                                              grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed,
-                                              skip_compatibility_check=True, skip_table_creation=True)
+            return _set_up_already(url, kwargs)
     try:
         with store_lock(url, "optuna-schema") if not _schema_ready(url) else contextlib.nullcontext():
             for _ in range(2):
@@ -58,6 +57,51 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False,
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StoreUnreachable(f"storage: cannot open {url!r}: {first}") from None
+
+
+_PATCH = threading.Lock()
+
+
+class _DeferredVersionManager:
+    """Stands in for Optuna's schema version manager until something asks it (``upgrade``, version queries):
+    its constructor imports alembic and queries the version tables (about 0.3 s of CPU per process), which a
+    store known to be set up does not need."""
+
+    def __init__(self, url: str, engine: Any, scoped_session: Any) -> None:
+        self._args = (url, engine, scoped_session)
+        self._real: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._real is None:
+            from optuna.storages._rdb import storage as rdb_storage
+
+            self._real = rdb_storage._VersionManager(*self._args)  # the real one, and its set-up, on first use
+        return getattr(self._real, name)
+
+
+def _set_up_already(url: str, kwargs: dict[str, Any]) -> optuna.storages.RDBStorage:
+    """An RDBStorage on a store whose schema is set up: no table creation, no version check, no alembic
+    import; one query (the alembic stamp) proves the tables are there, on the connection the storage keeps
+    in its pool. Raises when they are not (the caller then takes the usual path)."""
+    from optuna.storages._rdb import storage as rdb_storage
+    from sqlalchemy import text
+
+    with _PATCH:  # Optuna's constructor builds its version manager by module name: swapped for this call only
+        real, rdb_storage._VersionManager = rdb_storage._VersionManager, _DeferredVersionManager  # type: ignore[misc,assignment]
+        try:
+            storage = optuna.storages.RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                                                 grace_period=GRACE_S, heartbeat_stale_trial_callback=_retry_failed,
+                                                 skip_compatibility_check=True, skip_table_creation=True)
+        finally:
+            rdb_storage._VersionManager = real  # type: ignore[misc]
+    try:
+        with storage.engine.connect() as conn:
+            if conn.execute(text("SELECT version_num FROM alembic_version")).first() is None:
+                raise LookupError("the store's schema is not stamped")
+    except Exception:
+        storage.engine.dispose()
+        raise
+    return storage
 
 
 def _check_exists(url: str) -> None:

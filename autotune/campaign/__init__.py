@@ -19,9 +19,10 @@ from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
-from autotune.campaign.study._digest import Counts, counts, recent, trials_in
+from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
+from autotune.campaign.study._resume import in_space
 from autotune.campaign.study._report import fmt_value, hints_text, summary, summary_text
 from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
 from autotune.campaign.study._study import (
@@ -31,6 +32,7 @@ from autotune.campaign.study._study import (
     make_storage,
     open_study,
     ran_trials,
+    value_flag,
 )
 from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
@@ -56,6 +58,7 @@ __all__ = [
     "StackReport",
     "TrialOutcome",
     "baseline_config",
+    "best_ran",
     "best_trial",
     "check_stack",
     "check_study_name",
@@ -67,6 +70,7 @@ __all__ = [
     "hints_text",
     "ignored_hints",
     "implausible_trials",
+    "in_space",
     "load_campaign",
     "make_storage",
     "nonempty_path",
@@ -80,8 +84,10 @@ __all__ = [
     "preflight",
     "prepare_stores",
     "proposals",
+    "ran_median",
     "ran_trials",
     "rate_value",
+    "rdb",
     "recent",
     "recommend",
     "recommended_config",
@@ -95,6 +101,7 @@ __all__ = [
     "tracking_uri",
     "trials_in",
     "trials_value",
+    "value_flag",
     "value_of",
     "what_it_gets",
     "within_value",

@@ -121,3 +121,18 @@ def warn_stack(rt: Any, timeout: float | None = None, *, strict: bool = True) ->
 
     for line in check_stack(rt.campaign, rt.space, timeout=timeout, strict=strict).lines:
         print(f"autotune: warning: {line}", file=sys.stderr)
+
+
+class _DialectHelp(str):
+    """``--format``'s help, naming the registered dialects only when help is printed: the registry lives with
+    the hints renderers, whose import pulls in the space machinery (Optuna, NumPy), which building the parser
+    for a job's ``ask`` or ``hints`` must not pay for."""
+
+    def __mod__(self, params: Any) -> str:
+        from autotune.hints import DIALECTS
+
+        return f"{', '.join(DIALECTS.names())} (default: env)" % params
+
+
+def dialect_help() -> str:
+    return _DialectHelp("the hints dialect (default: env)")

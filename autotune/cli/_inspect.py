@@ -8,9 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from autotune._yaml import plain_text
-from autotune.cli._common import add_overrides, lfs_path, load
+from autotune.cli._common import add_overrides, dialect_help, lfs_path, load
 from autotune.errors import AutotuneError
-from autotune.hints import DIALECTS
 
 TABLE_ROWS = 200  # a production study grows by thousands of trials a month: the table shows the recent ones
 
@@ -25,7 +24,7 @@ def register(sub: Any) -> None:
     e = sub.add_parser("export", help="print the best configuration as hints")
     e.add_argument("campaign")
     add_overrides(e)
-    e.add_argument("--format", default="env", help=f"{', '.join(DIALECTS.names())} (default: env)")
+    e.add_argument("--format", default="env", help=dialect_help())
     e.add_argument("--files", default=None, help="file patterns for MPICH_MPIIO_HINTS, comma-separated (default: the app's)")
     e.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     e.set_defaults(run=cmd_export)

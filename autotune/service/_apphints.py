@@ -26,8 +26,8 @@ class AppHints:
 def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
     """The most recently created study of ``app`` (on ``system`` if given) with a completed trial; None when
     nothing is recorded. A profile that is not shipped (a campaign's own file) is a ConfigError naming it."""
-    from autotune.campaign import best_trial, default_trial
     from autotune.pattern import IOPattern
+    from autotune.service._bestrecord import known as recorded
     from autotune.space import load_space
     from autotune.systems import load_system
 
@@ -42,7 +42,7 @@ def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
             found.append((s._study_id, s.study_name, dict(ua)))  # ids grow with creation: the newest first
     for _, name, attrs in sorted(found, reverse=True):
         study = optuna.load_study(study_name=name, storage=storage)
-        best = best_trial(study)
+        best, default = recorded(study)  # the study's best-trial record, caught up
         if best is None:
             continue
         attrs = {**attrs, **study.user_attrs}
@@ -56,7 +56,6 @@ def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
                                        if k not in ("data_bytes", "ranks_per_node") and v is not None}, f"study {name!r} pattern")
         space = load_space(str(attrs.get("space"))).bind(profile, fs, pattern)
         config = recommended(attrs, best, space.from_optuna(best.params), space.default_config())
-        default = default_trial(study)
         g, interval = gain(best, default, study.direction == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
         conf = attrs.get("confirmation")

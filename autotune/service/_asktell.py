@@ -63,11 +63,15 @@ WINDOW = 500  # the recent finished trials the exploration policy and the sample
 def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
     """Fail the production trials whose job never told before ``expires_at``, and trials nobody claimed
     (no ``worker``) ``ABANDONED_S`` after they started: a job that gave up waiting for the store mid-ask."""
-    from autotune.campaign import trials_in
+    from autotune.campaign import rdb, trials_in
+    from autotune.service._bestrecord import settled
 
     now = time.time() if now is None else now
     expired = []
-    for t in trials_in(study, (TrialState.RUNNING,)):
+    db = rdb(study)  # the running trials are above the recorded watermark: a bounded read of the newest ids
+    running = (db._get_trials(study._study_id, (TrialState.RUNNING,), set(), settled(study)) if db is not None
+               else trials_in(study, (TrialState.RUNNING,)))
+    for t in running:
         deadline = t.user_attrs.get("expires_at")
         started = t.datetime_start.timestamp() if t.datetime_start else now
         why = ""

@@ -109,7 +109,7 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
                space_name: str, feasible: Any) -> Known | None:
     """The exact study's best trial, else the best of the nearest recorded study on the same system and
     space (same app first, then the nearest pattern); None when nothing completed is known."""
-    from autotune.campaign import best_trial, default_trial
+    from autotune.service._bestrecord import known
 
     ranked: list[tuple[float, str, str]] = []
     for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
@@ -124,12 +124,12 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
                 ranked.append((1.0 + dist, s.study_name, f"nearest pattern (distance {dist:.1f})"))
     for _, name, match in sorted(ranked):
         study = optuna.load_study(study_name=name, storage=storage)
-        best = best_trial(study)
+        best, default = known(study)
         if best is None:
             continue
         if match != "exact" and not feasible(best):
             continue
-        g, interval = gain(best, default_trial(study), study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
+        g, interval = gain(best, default, study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
         conf = study.user_attrs.get("confirmation")
         return Known(best, name, best.number, when, match, g, interval, conf if isinstance(conf, dict) else None)

@@ -11,6 +11,7 @@ import optuna
 
 from autotune.errors import AutotuneError, ConfigError
 from autotune.service._asktell import Assignment, ask, tell
+from autotune.service._bestrecord import known_best
 from autotune.service._fallback import StoreUnavailable, bounded, recall, remember
 from autotune.service._hints import Known, best_known
 from autotune.service._policy import Policy
@@ -72,14 +73,12 @@ def deliver_spool(study: optuna.Study, storage: str) -> int:
 def do_ask(rt: Any, policy: Policy, *, job_id: str, expire_s: float, timeout: float, seed: int | None,
            err: TextIO = sys.stderr) -> Assignment:
     """The job's configuration; when the store is unreachable or slow, the last known best (or the default)."""
-    from autotune.campaign import best_trial
-
     c = rt.campaign
 
     def work() -> Assignment:
         study = _open(rt, create=True)
         deliver_spool(study, c.storage)
-        best = best_trial(study)
+        best = known_best(study)
         a = ask(rt, study, policy, job_id=job_id, expire_s=expire_s, rng=random.Random(seed), best=best)
         if best is not None:
             remember(c.storage, c.study, rt.config_of(best))

@@ -144,7 +144,7 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
     if is_multi(study):
         return recommended(study, cost)
     if rdb(study) is not None:  # bounded queries instead of reading every trial (campaign/study/_digest.py)
-        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)),
+        return best_ran(study, maximizes(study), value_flag(study, ran_median(study, MIN_TRIALS)),
                         keep=lambda t: bool(in_space(study, [t])))[0]
     done = _done(study)
     flagged = implausible_trials(study, done)
@@ -160,7 +160,7 @@ def _done(study: optuna.Study) -> list[FrozenTrial]:
             if t.user_attrs.get("ran") and value_of(t) is not None]
 
 
-def _flag(study: optuna.Study, median: float | None) -> Callable[[float], str | None]:
+def value_flag(study: optuna.Study, median: float | None) -> Callable[[float], str | None]:
     """``measure.implausible_given`` with the study's metric kind, direction and the model's ceiling."""
     kind, ceiling = study.user_attrs.get("metric_kind"), study.user_attrs.get("plausible_max")
     limit = float(ceiling) if isinstance(ceiling, (int, float)) and not isinstance(ceiling, bool) else None
@@ -173,11 +173,11 @@ def implausible_trials(study: optuna.Study, done: list[FrozenTrial] | None = Non
     (``measure.implausible``), with the reason: they are never the best trial. ``done``: the completed trials
     that ran (default: read from the study; on an RDB storage, bounded queries)."""
     if done is None and rdb(study) is not None:
-        return best_ran(study, maximizes(study), _flag(study, ran_median(study, MIN_TRIALS)))[1]
+        return best_ran(study, maximizes(study), value_flag(study, ran_median(study, MIN_TRIALS)))[1]
     done = _done(study) if done is None else done
     values = [float(value_of(t) or 0.0) for t in done]
     finite = [v for v in values if math.isfinite(v)]
-    flag = _flag(study, statistics.median(finite) if len(finite) >= MIN_TRIALS else None)
+    flag = value_flag(study, statistics.median(finite) if len(finite) >= MIN_TRIALS else None)
     out: dict[int, str] = {}
     for t, v in zip(done, values, strict=True):
         why = flag(v)
