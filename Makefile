@@ -115,7 +115,7 @@ $(OMPI_VENV)/.stamps/project: $(OMPI_VENV)/.stamps/mpi4py pyproject.toml
 	touch $@
 
 demo: setup
-	$(VENV)/bin/autotune tune examples/quickstart.yaml
+	$(VENV)/bin/autotune tune experiments/campaigns/quickstart.yaml
 
 # Headless Chromium for the report tests (screenshots of the HTML report); idempotent.
 setup-browser: | system
@@ -128,7 +128,7 @@ test: setup setup-browser setup-ompi
 	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest --durations=40 $(PYTEST_ARGS)
 
 lint: setup
-	$(VENV)/bin/ruff check autotune tests evaluation
+	$(VENV)/bin/ruff check autotune tests experiments
 	$(VENV)/bin/mypy autotune
 	$(VENV)/bin/lint-imports
 

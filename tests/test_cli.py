@@ -40,13 +40,13 @@ def test_stripe_count_above_osts_is_refused(tmp_path: Path) -> None:
 
 
 def test_export_before_any_trial_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["export", str(REPO / "examples" / "quickstart.yaml"), "--workdir", str(tmp_path / "w")])
+    rc = main(["export", str(REPO / "experiments" / "campaigns" / "quickstart.yaml"), "--workdir", str(tmp_path / "w")])
     assert rc == 2
     assert "not found" in capsys.readouterr().err
 
 
 def test_dry_run_of_datawarp_example_matches_capacity_rule(tmp_path: Path) -> None:
-    res = cli("tune", str(REPO / "examples" / "cori-bb-vpic.yaml"), "--dry-run", "--trials", "6",
+    res = cli("tune", str(REPO / "experiments" / "campaigns" / "cori-bb-vpic.yaml"), "--dry-run", "--trials", "6",
               "--workdir", str(tmp_path))
     assert res.returncode == 0, res.stderr
     blocks = res.stdout.split("# ---- trial ")[1:]
@@ -58,7 +58,7 @@ def test_dry_run_of_datawarp_example_matches_capacity_rule(tmp_path: Path) -> No
 
 
 def test_dry_run_of_lustre_example_matches_striping(tmp_path: Path) -> None:
-    res = cli("tune", str(REPO / "examples" / "shaheen-lustre-wrfchem.yaml"), "--dry-run", "--trials", "5",
+    res = cli("tune", str(REPO / "experiments" / "campaigns" / "shaheen-lustre-wrfchem.yaml"), "--dry-run", "--trials", "5",
               "--workdir", str(tmp_path))
     assert res.returncode == 0, res.stderr
     for block in res.stdout.split("# ---- trial ")[2:]:  # trial 0 is the default: no striping is set

@@ -10,7 +10,7 @@ import pytest
 
 from autotune.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "experiments" / "campaigns"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -63,7 +63,12 @@ def sampler_values(sampler: dict[str, Any]) -> None:
 
 
 def tracking(d: dict[str, Any]) -> dict[str, Any]:
-    """``tracking``: ``enabled`` true/false, ``uri`` a supported scheme whose local directory exists."""
+    """``tracking``: ``name`` a registered tracker (default mlflow), ``enabled`` true/false, ``uri`` a supported
+    scheme whose local directory exists."""
+    if "name" in d:
+        from autotune.tracking import TRACKERS
+
+        TRACKERS.check(d["name"], "tracking.name")
     if "enabled" in d:
         expect(d["enabled"], bool, "tracking.enabled", "true or false")
     for key in ("experiment", "artifacts"):

@@ -31,7 +31,7 @@ BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
 SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
 PRIOR_KEYS = frozenset({"top", "scale", "refit", "diverse"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
-TRACKING_KEYS = frozenset({"uri", "experiment", "enabled", "artifacts"})
+TRACKING_KEYS = frozenset({"name", "uri", "experiment", "enabled", "artifacts"})
 SPACE_KEYS = frozenset({"use", "only", "exclude", "fixed", "parameters"})
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
@@ -279,7 +279,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     sampler = dict(check_keys({"name": raw} if isinstance(raw, str) else raw, SAMPLER_KEYS, "sampler"))
     sampler.setdefault("name", DEFAULT_SAMPLER)
     _checks.sampler_values(sampler)
-    SAMPLERS.check(sampler["name"])
+    SAMPLERS.get(sampler["name"]).check_options(sampler.get("options"), "sampler.options")  # at load: exit 2
     prior = sampler.get("prior")
     if isinstance(prior, dict):
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")

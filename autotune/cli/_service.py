@@ -15,8 +15,6 @@ from typing import Any
 from autotune.cli._common import add_overrides, lfs_path, load, warn_stack
 from autotune.errors import AutotuneError, ConfigError
 
-FORMATS = ("env", "json", "mpich", "romio", "lfs", "dw", "h5py")
-
 
 def register(sub: Any) -> None:
     register_jobs(sub)
@@ -24,6 +22,8 @@ def register(sub: Any) -> None:
 
 
 def register_jobs(sub: Any) -> None:
+    from autotune.hints import DIALECTS  # the export formats: one registry, `job` included
+
     a = sub.add_parser("ask", help="the configuration a production job runs (eval \"$(autotune ask ...)\")")
     a.add_argument("campaign")
     add_overrides(a)
@@ -53,7 +53,7 @@ def register_jobs(sub: Any) -> None:
                    help="a campaign file, or an application's name (with --storage: its recorded studies)")
     add_overrides(h)
     h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
-    h.add_argument("--format", choices=FORMATS, default="env")
+    h.add_argument("--format", choices=DIALECTS.names(), default="env")
     h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
     h.set_defaults(run=cmd_hints)

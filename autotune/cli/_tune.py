@@ -39,14 +39,10 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     from autotune.campaign import summary_text
     from autotune.campaign._stores import prepare_stores
     from autotune.execute import run_with_executor
-    from autotune.tracking import get_tracker
+    from autotune.tracking import campaign_tracker
 
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
-    tracker = None
-    if c.tracking.get("enabled", True):
-        c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there
-        tracker = get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
-                                         "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
+    tracker = campaign_tracker(c.tracking, experiment=c.name, uri=c.tracking_uri, workdir=c.workdir)
     result = run_with_executor(c, rt, tracker=tracker, command_line=shlex.join(["autotune", *argv]))
     print()
     print(summary_text(rt, result.study))
@@ -55,7 +51,7 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     if result.stopped_by == "default_failed":
         print("stopped: the default configuration failed (see above); fix the campaign, then run the same command")
     print(f"storage: {c.storage}  (study {c.study})")
-    if tracker is not None:
+    if tracker is not None and tracker.name == "mlflow":
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
     if args.notify:  # the notification hook (autotune/report/_notify.py)
         from autotune.report._notify import notify

@@ -12,7 +12,6 @@ from autotune.execute._base import (
     fs_resource,
     get_executor,
     make_executor,
-    register_executor,
 )
 from autotune.execute._ray import RayExecutor, local_resources
 from autotune.execute._serial import SerialExecutor
@@ -31,5 +30,5 @@ def run_with_executor(c: Campaign, rt: Runtime | None = None, *, tracker: BaseTr
 
 __all__ = [
     "EXECUTORS", "BaseExecutor", "RayExecutor", "SerialExecutor", "campaign_resource", "executor_names", "fs_resource",
-    "get_executor", "local_resources", "make_executor", "register_executor", "run_with_executor",
+    "get_executor", "local_resources", "make_executor", "run_with_executor",
 ]

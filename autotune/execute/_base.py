@@ -5,10 +5,9 @@ from __future__ import annotations
 import abc
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
-from autotune._registry import Registry
-from autotune.errors import ConfigError
+from autotune._registry import Plugin, Registry
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign, LoopResult, Runtime
@@ -30,8 +29,8 @@ def campaign_resource(c: Campaign) -> str | None:
     return fs_resource(c.system.name, c.fs.name)
 
 
-class BaseExecutor(abc.ABC):
-    """Runs campaigns.
+class BaseExecutor(Plugin, abc.ABC):
+    """Runs campaigns. Subclasses set ``name`` and ``schema`` (their options) and implement the two methods.
 
     Contract:
     - ``run_campaign(c, rt, tracker=..., command_line=...)`` runs (or resumes) one campaign until its
@@ -42,19 +41,12 @@ class BaseExecutor(abc.ABC):
       resource the task must hold (one file system's lock), so real I/O on one target never overlaps.
     - Two trials that do real I/O on the same file system never run at the same time.
     - ``close()`` releases what the executor started (idempotent); executors are context managers.
-    - Options are validated at construction; an unknown option or name is a one-line error.
+    - Options are validated at construction (the shared check on ``schema``); an unknown key or name is a one-line error.
     """
 
-    name: ClassVar[str] = ""
-    option_keys: ClassVar[frozenset[str]] = frozenset()
-
     def __init__(self, options: dict[str, Any] | None = None, where: str = "executor") -> None:
-        opts = {k: v for k, v in (options or {}).items() if k != "name"}
-        unknown = sorted(set(opts) - self.option_keys)
-        if unknown:
-            raise ConfigError(f"{where}: unknown option {unknown[0]!r} for executor {self.name!r} "
-                              f"(known: {', '.join(sorted(self.option_keys)) or 'none'})")
-        self.options = opts
+        opts = self.check_options(options, where, also=("name",))
+        self.options = {k: v for k, v in opts.items() if k != "name"}
 
     @abc.abstractmethod
     def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
@@ -68,7 +60,7 @@ class BaseExecutor(abc.ABC):
         """``[fn(x) for x in items]``, possibly in parallel; ``on_result(index, result)`` as each result
         arrives (so a caller can save it before the rest finish), then ``progress(done, total)``."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+    def close(self) -> None:
         """Release resources (nothing by default)."""
 
     def __enter__(self) -> BaseExecutor:
@@ -78,14 +70,11 @@ class BaseExecutor(abc.ABC):
         self.close()
 
 
-EXECUTORS: Registry[type[BaseExecutor]] = Registry("executor")
-
-
-def register_executor(cls: type[BaseExecutor]) -> type[BaseExecutor]:
-    """Class decorator adding an executor to the registry under ``cls.name``."""
-    if not cls.name:
-        raise ValueError(f"{cls.__name__} has no name")
-    return EXECUTORS.register(cls.name, cls)
+# The built-in executors, each registered once, by name, imported when first asked for (Ray itself is imported
+# by the Ray executor only when it starts).
+EXECUTORS: Registry[type[BaseExecutor]] = Registry("executor", base=BaseExecutor)
+EXECUTORS.register_lazy("serial", "autotune.execute._serial:SerialExecutor")
+EXECUTORS.register_lazy("ray", "autotune.execute._ray:RayExecutor")
 
 
 def executor_names() -> list[str]:

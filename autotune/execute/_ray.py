@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
 from autotune._extras import require
+from autotune._registry import Option
 from autotune.errors import ConfigError
-from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource, register_executor
+from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign, LoopResult, Runtime, TrialOutcome
@@ -78,12 +79,12 @@ def local_resources() -> dict[str, float]:
     return out
 
 
-@register_executor
 class RayExecutor(BaseExecutor):
     """Trials or whole campaigns as Ray tasks. Options: ``address``, ``num_cpus``, ``parallel``."""
 
     name: ClassVar[str] = "ray"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"address", "num_cpus", "parallel", "resources"})
+    schema = (Option.text("address", "a running cluster (default: start one on 127.0.0.1)"), Option.integer("num_cpus"),
+              Option.integer("parallel", "trials in flight"), Option.mapping("resources", "custom resources of the local node"))
 
     def __init__(self, options: dict[str, Any] | None = None, where: str = "executor") -> None:
         super().__init__(options, where)
@@ -110,7 +111,7 @@ class RayExecutor(BaseExecutor):
             else:
                 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
                 path = os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)
-                os.environ["PYTHONPATH"] = path  # workers import the caller's modules (evaluation/)
+                os.environ["PYTHONPATH"] = path  # workers import the caller's modules (experiments/evaluation/)
                 res = {**local_resources(), **{r: 1.0 for r in needed if r}, **self.extra_resources}
                 ray.init(num_cpus=self.num_cpus, resources=res, include_dashboard=False, log_to_driver=False,
                          configure_logging=False, _node_ip_address=LOOPBACK, dashboard_host=LOOPBACK,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
-from autotune.execute._base import BaseExecutor, register_executor
+from autotune.execute._base import BaseExecutor
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign, LoopResult, Runtime
@@ -15,7 +15,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@register_executor
 class SerialExecutor(BaseExecutor):
     """Everything in the calling process, in order (no overlap by construction)."""
 

@@ -1,8 +1,6 @@
 """The one place a configuration becomes hints: MPI_Info, MPICH_MPIIO_HINTS, ROMIO file, lfs, #DW, h5py."""
 
 from autotune.hints._dialects import (
-    DIALECTS,
-    FORMATS,
     dw_lines,
     h5py_settings,
     h5py_snippet,
@@ -11,14 +9,14 @@ from autotune.hints._dialects import (
     mpich_mpiio_hints,
     pcc_lines,
     rabbit_lines,
-    render,
     romio_hints_file,
 )
+from autotune.hints._export import DIALECTS, FORMATS, Dialect, Target, render
 from autotune.hints._settings import BurstBuffer, NearNode, Settings, Stripe, resolve
 from autotune.space import AGGREGATOR_SETTINGS, PHASE_SETTINGS, inert, measured_phases
 
 __all__ = [
-    "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "PHASE_SETTINGS", "BurstBuffer", "NearNode", "Settings", "Stripe",
-    "dw_lines", "h5py_settings", "h5py_snippet", "inert", "job_lines", "lfs_setstripe", "measured_phases",
+    "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "PHASE_SETTINGS", "BurstBuffer", "Dialect", "NearNode", "Settings", "Stripe",
+    "Target", "dw_lines", "h5py_settings", "h5py_snippet", "inert", "job_lines", "lfs_setstripe", "measured_phases",
     "mpich_mpiio_hints", "pcc_lines", "rabbit_lines", "render", "resolve", "romio_hints_file",
 ]

@@ -1,4 +1,5 @@
-"""Settings -> each dialect users paste into a job script: MPICH_MPIIO_HINTS, ROMIO hints file,
+"""The lines of each dialect users paste into a job script (``autotune.hints.DIALECTS`` renders them):
+MPICH_MPIIO_HINTS, ROMIO hints file,
 Open MPI's MCA parameters (``OMPI_MCA_*``/``--mca``), ``lfs setstripe``, ``#DW`` lines, h5py/HDF5 settings,
 environment, JSON.
 
@@ -9,28 +10,17 @@ reads is ``shlex.quote``d, so pasting a snippet runs exactly the one command it 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from autotune._registry import NOT_ONE_OF, Registry
 from autotune._yaml import plain_text
 from autotune.errors import ConfigError
 from autotune.hints._settings import RABBIT_NAME, Settings
 from autotune.units import lfs_size
 
-# The export dialects (``autotune export --format``), each with what it is; ``render`` writes them.
-DIALECTS: Registry[str] = Registry("dialect", "--format", NOT_ONE_OF)
-for _name, _what in (("mpich", "export MPICH_MPIIO_HINTS=... (Cray MPICH)"), ("romio", "a ROMIO_HINTS file"),
-                     ("ompi", "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"),
-                     ("lfs", "lfs setstripe"), ("dw", "#DW jobdw lines"),
-                     ("job", "every job-script line for the target (#SBATCH, #DW, lfs)"), ("h5py", "an h5py.File snippet"),
-                     ("env", "shell lines for the system's MPI"), ("json", "everything as JSON")):
-    DIALECTS.register(_name, _what)
-FORMATS = tuple(DIALECTS.names())
 _SHELL_VAR = re.compile(r"^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$")
 _HINT_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -155,13 +145,13 @@ def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:
             f"(archive id {int(near.pcc_archive_id or 0)}): new files are cached on the node's flash"]
 
 
-def _romio_file_lines(info: dict[str, str], romio_file: str) -> list[str]:
+def romio_file_lines(info: dict[str, str], romio_file: str) -> list[str]:
     body = " ".join(shlex.quote(line) for line in romio_hints_file(info).splitlines())
     target = shlex.quote(plain_text(romio_file, "ROMIO hints file", "a file name"))
     return [f"printf '%s\\n' {body} > {target}", f'export ROMIO_HINTS="$PWD"/{target}']
 
 
-def _ompi_text(settings: Settings, romio_file: str) -> str:
+def ompi_text(settings: Settings, romio_file: str) -> str:
     """Open MPI: the MCA parameters as exports (and as ``--mca`` arguments in a comment); MPI-IO hints as a
     ROMIO_HINTS file only under romio321, which alone reads one (OMPIO takes hints from the app's MPI_Info)."""
     lines = ompi_mca_lines(settings.mca)
@@ -169,7 +159,7 @@ def _ompi_text(settings: Settings, romio_file: str) -> str:
         lines.append(f"# or on the command line: mpirun {shlex.join(ompi_mca_args(settings.mca))} ...")
     if settings.info:
         if settings.mca.get("io") == "romio321":
-            lines += _romio_file_lines(settings.info, romio_file)
+            lines += romio_file_lines(settings.info, romio_file)
         else:
             pairs = ", ".join(f"{k}={v}" for k, v in sorted(_checked(settings.info).items()))
             lines.append(f"# MPI_Info hints for the application's MPI_File_open (OMPIO reads no hints file): {pairs}")
@@ -195,47 +185,3 @@ def h5py_snippet(settings: Settings) -> str:
     extra = "".join(f", {k}={kw[k]}" for k in ("alignment_threshold", "alignment_interval") if k in kw)
     lines.append(f"f = h5py.File(path, 'w', driver='mpio', comm=MPI.COMM_WORLD, info=info{extra})")
     return "\n".join(lines)
-
-
-def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", patterns: Sequence[str] = ("*",),
-           path: str = "$OUTPUT_DIR", romio_file: str = "romio-hints.txt") -> str:
-    """One export format as text (what ``autotune export --format`` prints)."""
-    DIALECTS.check(fmt)
-    if fmt == "mpich":
-        value = mpich_mpiio_hints(settings.info, patterns)
-        return f"export MPICH_MPIIO_HINTS={shlex.quote(value)}" if value else "# no MPI-IO hints: keep the defaults"
-    if fmt == "romio":
-        return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
-    if fmt == "ompi":
-        return _ompi_text(settings, romio_file)
-    if fmt == "lfs":
-        return lfs_setstripe(settings, path) or "# not a Lustre target: no striping"
-    if fmt == "dw":
-        return "\n".join(dw_lines(settings)) or "# not a DataWarp or Rabbit target: no #DW lines"
-    if fmt == "job":
-        return "\n".join(job_lines(settings, path)) or "# nothing beyond the MPI-IO hints for this target"
-    if fmt == "h5py":
-        return h5py_snippet(settings)
-    if fmt == "env":
-        lines = []
-        if mpi_flavour == "openmpi":
-            lines += _ompi_text(settings, romio_file).splitlines() if settings.mca or settings.info else []
-        elif mpi_flavour == "cray-mpich":
-            value = mpich_mpiio_hints(settings.info, patterns)
-            if value:
-                lines.append(f"export MPICH_MPIIO_HINTS={shlex.quote(value)}")
-        elif settings.info:
-            lines += _romio_file_lines(settings.info, romio_file)
-        if settings.stripe:  # eval'd in job scripts: a machine without lfs says so instead of failing
-            lines.append(f"if command -v lfs >/dev/null; then {lfs_setstripe(settings, path)}; "
-                         "else echo 'autotune: lfs not found: striping not applied' >&2; fi")
-        return "\n".join(lines) or "# defaults: nothing to set"
-    if fmt == "json":
-        return json.dumps({
-            "config": settings.config, "mpi_info": settings.info, "mca": settings.mca,
-            "stripe": vars(settings.stripe) if settings.stripe else None,
-            "burst_buffer": vars(settings.bb) if settings.bb else None,
-            "near_node": vars(settings.near) if settings.near else None,
-            "hdf5_alignment": settings.hdf5_alignment,
-        }, indent=2, sort_keys=True)
-    raise AssertionError(f"dialect {fmt!r} is registered but not rendered")

@@ -111,7 +111,11 @@ Pattern = Callable[[Mapping[str, Any], int], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Kernel:
-    """A built-in kernel: its options, the pattern those options produce on ``ranks`` ranks, its argv."""
+    """A built-in kernel: its options, the pattern those options produce on ``ranks`` ranks, its argv.
+
+    Contract (checked by ``autotune.testing.contracts``): registered under its ``name``; every ``Arg`` has a
+    help text and its default passes its own check; the defaults declare a pattern with positive sizes.
+    """
 
     name: str
     description: str
@@ -214,7 +218,7 @@ def _vpic(a: Mapping[str, Any], ranks: int) -> dict[str, Any]:
             "layout": "contiguous", "file_mode": "shared", "library": "hdf5"}
 
 
-KERNELS: Registry[Kernel] = Registry("kernel", "app.kernel", NOT_ONE_OF)
+KERNELS: Registry[Kernel] = Registry("kernel", "app.kernel", NOT_ONE_OF, base=Kernel)  # entries: Kernel instances
 KERNELS.register("ior", Kernel("ior", "IOR-like MPI-IO write/read benchmark", (
     Arg("block_size", "size", 4 << 20, "bytes per rank per segment"),
     Arg("transfer_size", "size", 1 << 20, "bytes per I/O call"),

@@ -8,7 +8,6 @@ from autotune.launch._base import (
     RunResult,
     get_launcher,
     launcher_names,
-    register_launcher,
 )
 from autotune.launch._command import AppCommand, app_command, hint_env, param_env
 from autotune.launch._jobscript import job_name_of
@@ -17,6 +16,6 @@ from autotune.launch._slurmqueue import describe_pending
 
 __all__ = [
     "LAUNCHERS", "AppCommand", "AppSpec", "BaseLauncher", "RunRequest", "RunResult", "app_command", "clean_stderr",
-    "describe_pending", "get_launcher", "hint_env", "job_name_of", "launcher_names", "param_env", "register_launcher",
+    "describe_pending", "get_launcher", "hint_env", "job_name_of", "launcher_names", "param_env",
     "run_process",
 ]

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from autotune._registry import Registry
+from autotune._registry import Plugin, Registry
 from autotune._result import RunResult
-from autotune._yaml import check_keys
 from autotune.hints import Settings
 from autotune.pattern import IOPattern
 from autotune.systems import FileSystem, SystemProfile
@@ -67,8 +66,8 @@ class RunRequest:
     time_limit: float | None = None  # the scheduler's limit for a job, when it differs from timeout
 
 
-class BaseLauncher(abc.ABC):
-    """Runs repetitions of an app. Subclasses set ``name`` and ``option_keys`` and implement ``run``.
+class BaseLauncher(Plugin, abc.ABC):
+    """Runs repetitions of an app. Subclasses set ``name`` and ``schema`` (their options) and implement ``run``.
 
     Contract (checked by ``autotune.testing.LauncherContract``):
     - ``run`` never raises for a failure of the app: a non-zero exit, a crash, a hang past
@@ -87,12 +86,10 @@ class BaseLauncher(abc.ABC):
       allocations) and says so; a killed campaign leaves them for ``recover`` to adopt.
     """
 
-    name: ClassVar[str] = ""
-    option_keys: ClassVar[frozenset[str]] = frozenset()
     runs_command: ClassVar[bool] = True  # False: the app's command never runs (model, replay), every parameter reaches it
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
-        self.options: dict[str, Any] = check_keys(dict(options or {}), self.option_keys, where)
+        self.options: dict[str, Any] = self.check_options(options, where)
 
     @abc.abstractmethod
     def run(self, request: RunRequest) -> RunResult:
@@ -123,23 +120,18 @@ class BaseLauncher(abc.ABC):
         """
         return None
 
-    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+    def close(self) -> None:
         """Release resources (allocations, pools) at the end of a campaign."""
 
 
-LAUNCHERS: Registry[type[BaseLauncher]] = Registry("launcher")
+# The built-in launchers, each registered once, by name, imported when first asked for; a launcher outside the
+# package is added the same way (``LAUNCHERS.register_lazy("name", "package.module:Class")``).
+LAUNCHERS: Registry[type[BaseLauncher]] = Registry("launcher", base=BaseLauncher)
 LAUNCHERS.register_lazy("local", "autotune.launch._local:LocalLauncher")
 LAUNCHERS.register_lazy("model", "autotune.launch._model:ModelLauncher")
 LAUNCHERS.register_lazy("replay", "autotune.launch._replay:ReplayLauncher")
 LAUNCHERS.register_lazy("slurm", "autotune.launch._slurm:SlurmLauncher")
 LAUNCHERS.register_lazy("slurm-step", "autotune.launch._slurm:SlurmStepLauncher")
-
-
-def register_launcher(cls: type[BaseLauncher]) -> type[BaseLauncher]:
-    """Class decorator adding a launcher to the registry under ``cls.name``."""
-    if not cls.name:
-        raise ValueError(f"{cls.__name__} has no name")
-    return LAUNCHERS.register(cls.name, cls)
 
 
 def launcher_names() -> list[str]:

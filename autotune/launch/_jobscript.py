@@ -1,4 +1,4 @@
-"""Rendering Slurm job scripts (and step scripts) from the templates in ``autotune/data/launchers/`` (package data).
+"""Rendering Slurm job scripts (and step scripts) from the templates in ``launchers/`` (package data: ``autotune._paths``).
 
 Every value that reaches the script is shell-quoted (``shlex.quote``) or checked against a strict
 pattern; ``#SBATCH``/``#DW`` lines only ever hold validated values, so nothing can add a line.
@@ -58,7 +58,8 @@ def find_template(name: str) -> Path:
     for d in data_dirs("launchers"):
         if (d / name).is_file():
             return d / name
-    raise ConfigError(f"launcher.template: {name!r} not found (a path, or a file in autotune/data/launchers/)")
+    shipped = sorted({f.name for d in data_dirs("launchers") if d.is_dir() for f in d.glob("*.tmpl")})
+    raise ConfigError(f"launcher.template: {name!r} not found (a path, or one of the shipped templates: {', '.join(shipped)})")
 
 
 def render_template(path: Path, values: Mapping[str, str]) -> str:

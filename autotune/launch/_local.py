@@ -7,14 +7,14 @@ import shlex
 import shutil
 from typing import ClassVar
 
+from autotune._registry import Option
 from autotune.errors import ConfigError
-from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 from autotune.launch._command import app_command
 from autotune.launch._process import run_process
 from autotune.launch._tree import RECORD_NAME
 
 
-@register_launcher
 class LocalLauncher(BaseLauncher):
     """Runs each repetition as ``mpiexec -n <ranks> [mpiexec_args] <app>`` in a fresh data directory.
 
@@ -23,7 +23,8 @@ class LocalLauncher(BaseLauncher):
     """
 
     name: ClassVar[str] = "local"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"mpiexec", "mpiexec_args", "python"})
+    schema = (Option.text("mpiexec", "the MPI launcher command"), Option.words("mpiexec_args", "its extra arguments"),
+              Option.text("python", "the Python that runs a kernel"))
 
     def _argv(self, request: RunRequest) -> tuple[list[str], dict[str, str], object]:
         cmd = app_command(request, python=self.options.get("python"))

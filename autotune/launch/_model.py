@@ -14,17 +14,18 @@ from typing import ClassVar
 
 import numpy as np
 
+from autotune._registry import Option
 from autotune.errors import AutotuneError, ConfigError
-from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 from autotune.model import NoiseModel, simulate_run
 
 
-@register_launcher
 class ModelLauncher(BaseLauncher):
     """Runs repetitions on the performance model (``target: model`` with a system profile)."""
 
     name: ClassVar[str] = "model"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"noise", "spread", "tail_probability", "tail_mean"})
+    schema = (Option.flag("noise", "run-to-run noise on (default true)"), Option.number("spread"),
+              Option.number("tail_probability"), Option.number("tail_mean"))
     runs_command: ClassVar[bool] = False
 
     def __init__(self, options: object = None, where: str = "launcher") -> None:

@@ -1,7 +1,7 @@
 """The replay launcher: a repetition is drawn from a recorded sweep instead of being run.
 
-A recording is a CSV (``evaluation/surfaces/*.csv``; ``python -m evaluation.surfaces.sweep`` makes them with
-grid campaigns) with ``#``-comment header lines (``# metric: NAME`` names the measured metric) and the
+A recording is a CSV (``experiments/evaluation/surfaces/*.csv``; ``python -m experiments.evaluation.surfaces.sweep``
+makes them with grid campaigns) with ``#``-comment header lines (``# metric: NAME`` names the measured metric) and the
 columns ``config`` (``name=value;...`` sorted by name), ``value`` (empty for a failed run) and optionally
 ``wall_s``. ``run`` draws one of the configuration's recorded repetitions (seeded by the campaign, the
 trial, the repetition and the ``seed`` option, so a rerun draws the same) and prints it as a kernel-style
@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from autotune._registry import Option
 from autotune.errors import ConfigError
-from autotune.launch._base import BaseLauncher, RunRequest, RunResult, register_launcher
+from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 
 
 def _norm(value: Any) -> str:
@@ -103,12 +104,11 @@ def _load(path: Path, where: str) -> Recording:
     return Recording(path, header["metric"], runs, header)
 
 
-@register_launcher
 class ReplayLauncher(BaseLauncher):
     """Replays a recorded sweep (``launcher: {name: replay, surface: sweep.csv}``)."""
 
     name: ClassVar[str] = "replay"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"surface", "seed"})
+    schema = (Option.text("surface", "the recorded sweep (CSV)"), Option.integer("seed"))
     runs_command: ClassVar[bool] = False
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:

@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._registry import Option
 from autotune.errors import ConfigError
 from autotune.launch import _slurmctl as ctl
-from autotune.launch._base import RunRequest, RunResult, register_launcher
+from autotune.launch._base import RunRequest, RunResult
 from autotune.launch._command import app_command
 from autotune.launch._jobscript import (
     DATA,
@@ -65,7 +66,6 @@ def _staging(files: RepFiles) -> dict[str, Any]:
     return out
 
 
-@register_launcher
 class SlurmLauncher(SlurmBookkeeping):
     """Each trial is one ``sbatch`` job running its repetitions in turn (``mode: job``, needed when the
     burst-buffer allocation changes), or each repetition is an ``srun`` step in one allocation held for the
@@ -73,7 +73,7 @@ class SlurmLauncher(SlurmBookkeeping):
 
     Options: mode, partition, account, qos, constraint (default: the system profile's ``scheduler``),
     time_limit (per job; default: the request's, else the repetitions' timeouts + 60 s), nodes,
-    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``autotune/data/launchers/``),
+    ntasks_per_node, overcommit, srun_args, mpi (``pmi2``), sbatch_args, template (a file in ``launchers/``),
     stage_in, stage_out, skip_lfs, dw_job_striped, python, poll_interval (s), grace (s past the limit before
     we ``scancel``), allocation_time (step mode), queue_wait (the longest a job or allocation may stay pending;
     default: no limit). A pending reason that cannot clear fails the trial at once (``_slurmqueue``).
@@ -81,11 +81,13 @@ class SlurmLauncher(SlurmBookkeeping):
 
     name: ClassVar[str] = "slurm"
     default_mode: ClassVar[str] = "job"
-    option_keys: ClassVar[frozenset[str]] = frozenset({
-        "mode", "partition", "account", "qos", "constraint", "time_limit", "nodes", "ntasks_per_node", "overcommit",
-        "srun_args", "mpi", "sbatch_args", "template", "stage_in", "stage_out", "skip_lfs", "dw_job_striped",
-        "python", "poll_interval", "grace", "allocation_time", "queue_wait",
-    })
+    schema = (
+        *(Option.text(k) for k in ("mode", "partition", "account", "qos", "constraint", "mpi", "template", "stage_in",
+                            "stage_out", "dw_job_striped", "python")),
+        *(Option.size(k) for k in ("time_limit", "allocation_time", "queue_wait")),  # a duration: seconds or "1h"
+        Option.integer("nodes"), Option.integer("ntasks_per_node"), Option.flag("overcommit"), Option.flag("skip_lfs"),
+        Option.words("srun_args"), Option.words("sbatch_args"), Option.number("poll_interval"), Option.number("grace"),
+    )
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "launcher") -> None:
         super().__init__(options, where)
@@ -302,7 +304,6 @@ class SlurmLauncher(SlurmBookkeeping):
         return res
 
 
-@register_launcher
 class SlurmStepLauncher(SlurmLauncher):
     """``slurm`` with ``mode: step``: repetitions are ``srun --jobid`` steps in one allocation (Lustre, posix)."""
 

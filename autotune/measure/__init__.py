@@ -13,7 +13,6 @@ from autotune.measure._extract import (
     WallTimeExtractor,
     find_record,
     get_extractor,
-    register_extractor,
 )
 from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
 from autotune.measure._margin import ALPHA, INTERIM, Estimate, combine, looks, margin, paired, spend, unpaired
@@ -21,8 +20,6 @@ from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_giv
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verify import count_aggregators, verify_hints
 
-# Presets and the Darshan-log extractor register themselves (extractor: ior | mdtest | h5bench | fio | darshan).
-from autotune.measure import _bench, _darshan, _ior  # noqa: F401  isort: skip
 from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
 
 __all__ = [
@@ -67,7 +64,6 @@ __all__ = [
     "parse_hints_blocks",
     "parse_hints_display",
     "parse_mpiio_stats",
-    "register_extractor",
     "spend",
     "spread",
     "strip_hints_display",

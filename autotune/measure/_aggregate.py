@@ -4,7 +4,7 @@ Where interference is one-sided (a shared parallel file system or burst buffer: 
 a run down), the best of N is the run with the least interference: the ALCF Theta I/O best-practices guidance
 ("run several iterations; the best result usually represents least jitter"). Where the noise is two-sided
 (node-local storage on a busy node: runs are faster and slower than typical, e.g. the page cache's write-back),
-the best of N is the luckiest run, and the median of N is what a user's runs get; evaluation/confirm_eval.py
+the best of N is the luckiest run, and the median of N is what a user's runs get; experiments/evaluation/confirm_eval.py
 measures the shape of the noise on this project's recorded local surfaces.
 """
 

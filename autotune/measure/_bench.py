@@ -16,7 +16,6 @@ import json
 import re
 from typing import Any, ClassVar
 
-from autotune.measure._extract import register_extractor
 from autotune.measure._presets import DECIMAL_TO_MIB, NUMBER, PresetExtractor, to_mib
 
 _H5_RATE = re.compile(rf"(Raw|Observed) (write|read) rate\s*[:=]\s*({NUMBER})\s*([KMGTP]?)B/s(?:ec)?", re.IGNORECASE)
@@ -24,7 +23,6 @@ _H5_TIME = re.compile(rf"Raw (write|read) time\s*[:=]\s*({NUMBER})\s*s", re.IGNO
 _H5_DONE = re.compile(rf"Observed (?:read )?completion time\s*[:=]\s*({NUMBER})\s*s", re.IGNORECASE)
 
 
-@register_extractor
 class H5benchExtractor(PresetExtractor):
     """h5bench's performance summary (see the module docstring)."""
 
@@ -93,7 +91,6 @@ def _fio_text(text: str) -> dict[str, float]:
     return out
 
 
-@register_extractor
 class FioExtractor(PresetExtractor):
     """fio's JSON or text output (see the module docstring)."""
 

@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._registry import Option
 from autotune._result import RunResult
 from autotune.errors import ConfigError
-from autotune.measure._extract import BaseExtractor, Measurement, register_extractor
+from autotune.measure._extract import BaseExtractor, Measurement
 
 DARSHAN_MAGIC = 6567223
 _PSEUDO = ("<STDIN>", "<STDOUT>", "<STDERR>")
@@ -109,12 +110,11 @@ def log_metrics(path: str | Path) -> dict[str, float]:
     raise ValueError(f"{p.name}: no POSIX or MPI-IO bytes in the log")
 
 
-@register_extractor
 class DarshanExtractor(BaseExtractor):
     """The figures of the Darshan log the run left under ``logs`` (a glob; ``{run_dir}`` is replaced)."""
 
     name: ClassVar[str] = "darshan"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"logs"})
+    schema = (Option.text("logs", "a glob; {run_dir} is replaced"),)
 
     def __init__(self, options: Any = None, where: str = "app.metric") -> None:
         super().__init__(options, where)

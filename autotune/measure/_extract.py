@@ -12,9 +12,8 @@ from typing import Any, ClassVar
 
 import regex
 
-from autotune._registry import Registry
+from autotune._registry import Option, Plugin, Registry
 from autotune._result import RunResult
-from autotune._yaml import check_keys
 from autotune.errors import ConfigError
 from autotune.measure._units import UNITS, to_canonical, unit_in_text, unit_name
 from autotune.units import parse_size
@@ -35,16 +34,17 @@ class Measurement:
     error: str | None = None
 
 
-class BaseExtractor(abc.ABC):
-    """Reads the objective metric from a finished, successful run. Never raises on bad output:
-    returns a Measurement with ``value=None`` and ``error`` saying what was missing."""
+class BaseExtractor(Plugin, abc.ABC):
+    """Reads the objective metric from a finished, successful run. Subclasses set ``name`` and ``schema`` (their
+    options, the keys of ``app.metric`` besides ``extractor``) and implement ``extract``.
 
-    name: ClassVar[str] = ""
-    option_keys: ClassVar[frozenset[str]] = frozenset()
+    Contract (checked by ``autotune.testing.ExtractorContract``): never raises on bad output: returns a
+    Measurement with ``value=None`` and ``error`` (one line) saying what was missing; a value is a finite float.
+    """
     expected_kind: str | None = None  # what the objective measures (bandwidth/time/score), set by the campaign
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "app.metric") -> None:
-        self.options = check_keys(dict(options or {}), self.option_keys | {"extractor"}, where)
+        self.options = self.check_options(options, where, also=("extractor",))
         self.where = where
         self.unit = unit_name(self.options["unit"], f"{where}.unit") if "unit" in self.options else None
 
@@ -71,7 +71,7 @@ class JsonExtractor(BaseExtractor):
     """The last JSON line on stdout; the metric is ``record['metrics'][metric]``, or ``field`` (a dotted path)."""
 
     name: ClassVar[str] = "json"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"field", "unit"})
+    schema = (Option.text("field", "the record's key (dotted path)"), Option.text("unit"))
 
     def extract(self, result: RunResult, metric: str) -> Measurement:
         record = find_record(result.stdout)
@@ -110,7 +110,8 @@ class RegexExtractor(BaseExtractor):
     or their ``sum``/``max`` (``aggregate``), times ``scale``."""
 
     name: ClassVar[str] = "regex"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"pattern", "stream", "aggregate", "scale", "unit"})
+    schema = (Option.text("pattern", "a regular expression with one group"), Option.text("stream"), Option.text("aggregate"),
+              Option.number("scale"), Option.text("unit"))
 
     def __init__(self, options: Mapping[str, Any] | None = None, where: str = "app.metric") -> None:
         super().__init__(options, where)
@@ -196,7 +197,7 @@ class WallTimeExtractor(BaseExtractor):
     """The run's wall time in seconds (``seconds``); with ``bytes`` also ``bandwidth_mib_s``."""
 
     name: ClassVar[str] = "walltime"
-    option_keys: ClassVar[frozenset[str]] = frozenset({"bytes"})
+    schema = (Option.size("bytes", "bytes moved, for bandwidth_mib_s"),)
 
     def extract(self, result: RunResult, metric: str) -> Measurement:
         secs = max(result.wall_seconds, 1e-9)
@@ -208,14 +209,13 @@ class WallTimeExtractor(BaseExtractor):
         return Measurement(metrics[metric], metrics)
 
 
-EXTRACTORS: Registry[type[BaseExtractor]] = Registry("extractor")
-for _cls in (JsonExtractor, RegexExtractor, WallTimeExtractor):
-    EXTRACTORS.register(_cls.name, _cls)
-
-
-def register_extractor(cls: type[BaseExtractor]) -> type[BaseExtractor]:
-    """Class decorator: make ``cls`` available as ``extractor: <cls.name>``."""
-    return EXTRACTORS.register(cls.name, cls)
+# The built-in extractors, each registered once, by name, imported when first asked for.
+EXTRACTORS: Registry[type[BaseExtractor]] = Registry("extractor", "app.metric.extractor", base=BaseExtractor)
+for _name, _target in (("json", "_extract:JsonExtractor"), ("regex", "_extract:RegexExtractor"),
+                       ("walltime", "_extract:WallTimeExtractor"), ("ior", "_ior:IorExtractor"),
+                       ("mdtest", "_ior:MdtestExtractor"), ("h5bench", "_bench:H5benchExtractor"),
+                       ("fio", "_bench:FioExtractor"), ("darshan", "_darshan:DarshanExtractor")):
+    EXTRACTORS.register_lazy(_name, f"autotune.measure.{_target}")
 
 
 def get_extractor(options: Mapping[str, Any] | None, where: str = "app.metric") -> BaseExtractor:

@@ -1,7 +1,7 @@
 """Parse the hints an MPICH library prints at file open (pure, no MPI): what is really in effect for a command.
 
 Upstream MPICH/ROMIO with ``ROMIO_PRINT_HINTS=1``: rank 0 prints, on stdout, at every ``MPI_File_open``
-(MPICH 4.0.2, checked here with examples/my-app)::
+(MPICH 4.0.2, checked here with experiments/campaigns/my-app)::
 
     key = cb_buffer_size            value = 16777216
     key = cb_nodes                  value = 2

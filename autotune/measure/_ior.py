@@ -18,7 +18,6 @@ import json
 import re
 from typing import Any, ClassVar
 
-from autotune.measure._extract import register_extractor
 from autotune.measure._presets import NUMBER, PresetExtractor, slug
 
 _MAX_LINE = re.compile(rf"^\s*Max (Write|Read):\s*({NUMBER})\s*MiB/sec", re.MULTILINE)
@@ -99,7 +98,6 @@ def _json(text: str) -> dict[str, float]:
     return out
 
 
-@register_extractor
 class IorExtractor(PresetExtractor):
     """IOR's results (see the module docstring)."""
 
@@ -119,7 +117,6 @@ class IorExtractor(PresetExtractor):
 _MD_ROW = re.compile(rf"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s*$")
 
 
-@register_extractor
 class MdtestExtractor(PresetExtractor):
     """mdtest's SUMMARY rate table (see the module docstring)."""
 

@@ -13,7 +13,7 @@ Two kinds of evidence estimate the same log-ratio:
 
 Independent estimates are combined by inverse-variance weights (the variance corrected for estimated weights:
 Meier 1953, "Variance of a weighted mean", Biometrics 9), degrees of freedom by Satterthwaite (1946).
-The simulation in ``evaluation/confirm_eval.py`` measures the coverage of these intervals (one-sided and
+The simulation in ``experiments/evaluation/confirm_eval.py`` measures the coverage of these intervals (one-sided and
 two-sided noise).
 
 Sequential use: the confirmation looks after several rounds and stops when an interval is decisive. To keep the

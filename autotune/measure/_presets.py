@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
+from autotune._registry import Option
 from autotune._result import RunResult
 from autotune.errors import ConfigError
 from autotune.measure._extract import BaseExtractor, Measurement
@@ -44,7 +45,7 @@ class PresetExtractor(BaseExtractor):
     """A benchmark's output format: subclasses implement ``parse(text) -> metrics`` (raising nothing)."""
 
     tool: ClassVar[str] = ""
-    option_keys: ClassVar[frozenset[str]] = frozenset({"stream", "file"})
+    schema = (Option.text("stream", "stdout, stderr or both"), Option.text("file", "a file the tool wrote instead"))
 
     def __init__(self, options: Any = None, where: str = "app.metric") -> None:
         super().__init__(options, where)

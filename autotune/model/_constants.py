@@ -77,7 +77,7 @@ class Constants:
     posix_lock: float = 20e-6               # per request: writers of one file serialise on its inode lock
     posix_file_bw: float = 0.25e9           # one file's write-back (one fsync'd inode); posix_bw is the device's
     # --- MPI collectives on an oversubscribed node (busy-polling ranks wait for the scheduler) ---
-    # Counts are one barrier's time each, measured by evaluation/local_probe.py (MPICH 4.0.2 ROMIO, HDF5 1.10.8;
+    # Counts are one barrier's time each, measured by experiments/evaluation/local_probe.py (MPICH 4.0.2 ROMIO, HDF5 1.10.8;
     # two runs, 4 ranks): library properties, not the site's.
     oversub_slice: float = 4e-3             # per collective, per (ranks on the node / cores), when ranks > cores
     mpiio_file_collectives: float = 8.0     # a shared file's MPI_File_open, _sync and _close (probe: 9.8, 6.8)

@@ -1,21 +1,22 @@
 """Optuna samplers by name (``autotune`` by default: TPE with pattern-search moves, see
 ``autotune.optimize.AutotuneSampler``; TPE, random, grid, GP, CMA-ES, GA selectable).
 
-``SAMPLERS`` maps each name to a factory ``(SamplerArgs) -> BaseSampler``; ``make_sampler`` checks the
-common keys (seed, startup_trials, options) once and calls it.
+``SAMPLERS`` maps each name to a ``SamplerPlugin`` class; ``make_sampler`` checks the common keys (seed,
+startup_trials) and the plug-in's options (its ``schema``) once and calls its ``build``.
 """
 
 from __future__ import annotations
 
+import abc
 import importlib.util
+import inspect
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import optuna
 
-from autotune._registry import NOT_ONE_OF, Registry
+from autotune._registry import NOT_ONE_OF, Option, Plugin, Registry
 from autotune.errors import ConfigError
 from autotune.optimize._ga import GASampler
 from autotune.optimize._local import AutotuneSampler
@@ -57,79 +58,137 @@ class SamplerArgs:
     def startup_kw(self) -> dict[str, Any]:
         return {} if self.startup is None else {"n_startup_trials": self.startup}
 
-    def no_options(self) -> None:
-        if self.options:
-            raise ConfigError(f"sampler.options: {sorted(self.options)}: sampler {self.name} takes no options")
-
 
 def _needs(module: str, message: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise ConfigError(message)
 
 
-def _tpe(a: SamplerArgs) -> optuna.samplers.TPESampler:
-    kw: dict[str, Any] = {"seed": a.seed, "multivariate": True, "group": False,
-                          "n_startup_trials": a.startup if a.startup is not None else 5}
-    return optuna.samplers.TPESampler(**{**kw, **a.options})
+def constructor_options(cls: type, *skip: str) -> tuple[Option, ...]:
+    """The keyword arguments of a sampler class as ``Option`` s (typed by their default: a bool is ``true`` or
+    ``false``, an int an integer, a float a number; any other default accepts any value the class checks)."""
+    schema = []
+    for p in inspect.signature(cls).parameters.values():
+        if p.name in skip or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        d = p.default
+        schema.append(Option.flag(p.name) if isinstance(d, bool) else Option.integer(p.name) if isinstance(d, int)
+                      else Option.number(p.name) if isinstance(d, float) else Option(p.name))
+    return tuple(schema)
 
 
-def _autotune(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    local = {k: a.options.pop(k) for k in ("local_fraction", "warmup", "gp_trials", "bridge") if k in a.options}
-    tpe = _tpe(a)
-    gp_trials = local.pop("gp_trials", GP_TRIALS)
-    early = None
-    if gp_trials:
-        _needs("torch", "sampler.options.gp_trials needs PyTorch: install it with `make setup-gp`")
-        early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
-    model = None
-    if a.prior and a.prior.get("refit") and a.metric is not None:
-        from autotune.optimize._inloop import ModelArm
-        from autotune.optimize._prior import scaled_constants
+class SamplerPlugin(Plugin, abc.ABC):
+    """A sampler by name: builds the Optuna sampler a campaign's ``sampler:`` asks for.
 
-        _needs("scipy", "sampler.prior.refit needs scipy: pip install 'autotune[model]'")
-        start = scaled_constants(a.space, a.prior["scale"]) if a.prior.get("scale") else None
-        model = ModelArm(a.space, a.metric, a.maximize, top=int(a.prior["top"]), start=start, seed=a.seed or 0)
-    try:
-        return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), model=model, **local)
-    except ValueError as exc:
-        raise ConfigError(f"sampler.options: {exc}") from None
+    Subclasses set ``name`` and ``schema`` (the keys of ``sampler.options``; ``make_sampler`` checks them before
+    ``build``) and implement ``build``. Contract (checked by ``autotune.testing.contracts``): ``build`` returns an
+    ``optuna.samplers.BaseSampler`` that proposes configurations inside ``args.space``; with the same ``args.seed``
+    it proposes the same configurations; a missing optional dependency is a one-line ``ConfigError`` naming it.
+    """
+
+    @abc.abstractmethod
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        """The Optuna sampler for ``a`` (``a.options`` already checked against ``schema``)."""
 
 
-def _ga(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    return GASampler(seed=a.seed, **a.options)
+class TpePlugin(SamplerPlugin):
+    name = "tpe"
+    schema = constructor_options(optuna.samplers.TPESampler, "seed")
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        kw: dict[str, Any] = {"seed": a.seed, "multivariate": True, "group": False,
+                              "n_startup_trials": a.startup if a.startup is not None else 5}
+        return optuna.samplers.TPESampler(**{**kw, **a.options})
 
 
-def _random(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    a.no_options()
-    return optuna.samplers.RandomSampler(seed=a.seed)
+LOCAL_OPTIONS = (Option.number("local_fraction", "share of proposals that are pattern-search moves"),
+                 Option.integer("warmup", "trials before the first move"),
+                 Option.integer("gp_trials", "a GP for the first N trials"),
+                 Option.flag("bridge", "bridge moves between good configurations"))
 
 
-def _grid(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    a.no_options()
-    grid = {p.optuna_name: [p.encode(v) for v in p.values()] for p in a.space.active}
-    return AskTellGridSampler(grid, seed=a.seed)
+class AutotunePlugin(SamplerPlugin):
+    name = "autotune"
+    schema = LOCAL_OPTIONS + TpePlugin.schema
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        local = {k: a.options.pop(k) for k in ("local_fraction", "warmup", "gp_trials", "bridge") if k in a.options}
+        tpe = TpePlugin().build(a)
+        gp_trials = local.pop("gp_trials", GP_TRIALS)
+        early = None
+        if gp_trials:
+            _needs("torch", "sampler.options.gp_trials needs PyTorch: install it with `make setup-gp`")
+            early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
+        model = None
+        if a.prior and a.prior.get("refit") and a.metric is not None:
+            from autotune.optimize._inloop import ModelArm
+            from autotune.optimize._prior import scaled_constants
+
+            _needs("scipy", "sampler.prior.refit needs scipy: pip install 'autotune[model]'")
+            start = scaled_constants(a.space, a.prior["scale"]) if a.prior.get("scale") else None
+            model = ModelArm(a.space, a.metric, a.maximize, top=int(a.prior["top"]), start=start, seed=a.seed or 0)
+        try:
+            return AutotuneSampler(a.space, tpe, seed=a.seed, early=early, early_trials=int(gp_trials), model=model,
+                                   **local)
+        except ValueError as exc:
+            raise ConfigError(f"sampler.options: {exc}") from None
 
 
-def _nsga2(a: SamplerArgs) -> optuna.samplers.BaseSampler:
+class GaPlugin(SamplerPlugin):
+    name = "ga"
+    schema = constructor_options(GASampler, "seed")
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        return GASampler(seed=a.seed, **a.options)
+
+
+class RandomPlugin(SamplerPlugin):
+    name = "random"
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        return optuna.samplers.RandomSampler(seed=a.seed)
+
+
+class GridPlugin(SamplerPlugin):
+    name = "grid"
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        grid = {p.optuna_name: [p.encode(v) for v in p.values()] for p in a.space.active}
+        return AskTellGridSampler(grid, seed=a.seed)
+
+
+class Nsga2Plugin(SamplerPlugin):
     """NSGA-II (multi-objective evolutionary; ``options``: population_size, mutation_prob, crossover_prob...)."""
-    return optuna.samplers.NSGAIISampler(**{"seed": a.seed, **a.options})
+
+    name = "nsga2"
+    schema = constructor_options(optuna.samplers.NSGAIISampler)
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        return optuna.samplers.NSGAIISampler(**{"seed": a.seed, **a.options})
 
 
-def _gp(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    _needs("torch", "sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
-    return optuna.samplers.GPSampler(**{"seed": a.seed, **a.startup_kw(), **a.options})
+class GpPlugin(SamplerPlugin):
+    name = "gp"
+    schema = constructor_options(optuna.samplers.GPSampler)
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        _needs("torch", "sampler gp needs PyTorch: install it with `make setup-gp` (or pip install torch)")
+        return optuna.samplers.GPSampler(**{"seed": a.seed, **a.startup_kw(), **a.options})
 
 
-def _cmaes(a: SamplerArgs) -> optuna.samplers.BaseSampler:
-    _needs("cmaes", "sampler cmaes needs the cmaes package: pip install 'autotune[samplers]'")
-    kw = {"seed": a.seed, "warn_independent_sampling": False, **a.startup_kw()}
-    return optuna.samplers.CmaEsSampler(**{**kw, **a.options})
+class CmaesPlugin(SamplerPlugin):
+    name = "cmaes"
+    schema = constructor_options(optuna.samplers.CmaEsSampler)
+
+    def build(self, a: SamplerArgs) -> optuna.samplers.BaseSampler:
+        _needs("cmaes", "sampler cmaes needs the cmaes package: pip install 'autotune[samplers]'")
+        kw = {"seed": a.seed, "warn_independent_sampling": False, **a.startup_kw()}
+        return optuna.samplers.CmaEsSampler(**{**kw, **a.options})
 
 
-SAMPLERS: Registry[Callable[[SamplerArgs], optuna.samplers.BaseSampler]] = Registry("sampler", "sampler.name", NOT_ONE_OF)
-for _name, _factory in (("autotune", _autotune), ("tpe", _tpe), ("random", _random), ("grid", _grid), ("gp", _gp),
-                        ("cmaes", _cmaes), ("ga", _ga), ("nsga2", _nsga2)):
-    SAMPLERS.register(_name, _factory)
+SAMPLERS: Registry[type[SamplerPlugin]] = Registry("sampler", "sampler.name", NOT_ONE_OF, base=SamplerPlugin)
+for _cls in (AutotunePlugin, TpePlugin, RandomPlugin, GridPlugin, GpPlugin, CmaesPlugin, GaPlugin, Nsga2Plugin):
+    SAMPLERS.register(_cls.name, _cls)
 
 
 def sampler_for(spec: dict[str, Any], objectives: int) -> tuple[dict[str, Any], str | None]:
@@ -162,14 +221,15 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = N
 
     spec = sampler_for(spec, objectives)[0]
     name = str(spec.get("name", DEFAULT_SAMPLER))
-    factory = SAMPLERS.get(name)
+    plugin = SAMPLERS.get(name)
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"sampler.seed: {seed!r} is not an integer")
     if seed is not None:
         seed = resume_seed(seed, history)
+    options = plugin.check_options(spec.get("options"), "sampler.options")
     try:
-        return factory(SamplerArgs(name, space, seed, spec.get("startup_trials"), dict(spec.get("options") or {}),
-                                   prior_spec(spec), metric, maximize))
+        return plugin().build(SamplerArgs(name, space, seed, spec.get("startup_trials"), options, prior_spec(spec),
+                                          metric, maximize))
     except TypeError as exc:
         raise ConfigError(f"sampler.options: {exc}") from None

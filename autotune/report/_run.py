@@ -41,13 +41,9 @@ def check_distinct(campaigns: list[Campaign]) -> None:
 
 
 def _tracker(c: Campaign):  # type: ignore[no-untyped-def]
-    from autotune.tracking import get_tracker
+    from autotune.tracking import campaign_tracker
 
-    if not c.tracking.get("enabled", True):
-        return None
-    c.workdir.mkdir(parents=True, exist_ok=True)  # the default MLflow store lives there
-    return get_tracker("mlflow", {"uri": c.tracking_uri, "experiment": str(c.tracking.get("experiment", c.name)),
-                                  "artifacts": c.tracking.get("artifacts") or str(c.workdir / "mlartifacts")})
+    return campaign_tracker(c.tracking, experiment=c.name, uri=c.tracking_uri, workdir=c.workdir)
 
 
 def run_campaigns(campaigns: list[Campaign], *, wall_time: float | None, out: TextIO,

@@ -1,4 +1,4 @@
-"""Contract test suites every plug-in backend passes (launchers, trackers, executors, extractors) and helpers."""
+"""Contract test suites every plug-in passes (``contracts``: one per kind, run on every registry entry) and helpers."""
 
 from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract

@@ -77,7 +77,7 @@ class ExecutorContract:
         assert len(ran_trials(again.study)) == 5 and again.trials_run_now == 2
 
     def test_unknown_option_is_one_line(self, executor: BaseExecutor) -> None:
-        with pytest.raises(ConfigError, match="unknown option 'frobnicate'") as err:
+        with pytest.raises(ConfigError, match="unknown key 'frobnicate'") as err:
             type(executor)({"frobnicate": 1})
         assert "\n" not in str(err.value)
 

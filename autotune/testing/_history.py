@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"  # in a checkout
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"  # in a checkout
 
 
 def production_campaign(tmp: Path) -> Path:
-    """The example model campaign (``examples/model-theta-ior.yaml``) as production jobs use it: its work
+    """The example model campaign (``experiments/campaigns/model-theta-ior.yaml``) as production jobs use it: its work
     directory in ``tmp``, no tracking; returns the file written."""
     import yaml
 

@@ -15,7 +15,7 @@ import pytest
 
 from autotune._paths import REPO_ROOT as ROOT
 
-EXPERIMENTS = ROOT / "examples"  # a source checkout (the tests run there)
+EXPERIMENTS = ROOT / "experiments" / "campaigns"  # a source checkout (the tests run there)
 
 
 def autotune(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:

@@ -6,9 +6,10 @@ import abc
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
-from autotune._registry import Registry
+from autotune._registry import Plugin, Registry
 
 
 @dataclass
@@ -46,14 +47,15 @@ class CampaignInfo:
     campaign_text: str = ""
 
 
-class BaseTracker(abc.ABC):
-    """Observes a campaign. Contract (checked by ``autotune.testing.TrackerContract``):
+class BaseTracker(Plugin, abc.ABC):
+    """Observes a campaign. Subclasses set ``name`` and ``schema`` (their options, the keys of the campaign's
+    ``tracking:`` besides ``name`` and ``enabled``) and take those options as keyword arguments.
+
+    Contract (checked by ``autotune.testing.TrackerContract``):
     ``start`` may be called again for the same study (a resumed campaign continues the same record);
     ``log_trial`` records one trial with one metric value per repetition; ``finish`` closes the record.
     A tracker never raises into the campaign: ``SafeTracker`` turns its errors into warnings.
     """
-
-    name: ClassVar[str] = ""
 
     @abc.abstractmethod
     def start(self, info: CampaignInfo) -> None:
@@ -67,7 +69,7 @@ class BaseTracker(abc.ABC):
     def finish(self, summary: Mapping[str, Any]) -> None:
         """Record the campaign's summary (best value, best configuration, default value)."""
 
-    def abort(self, reason: str) -> None:  # noqa: B027 - optional hook, nothing to do by default
+    def abort(self, reason: str) -> None:
         """The campaign stopped on an error (e.g. a full disk): close the record as failed, not RUNNING."""
 
 
@@ -132,11 +134,29 @@ class SafeTracker(BaseTracker):
         self._call("abort", reason)
 
 
-TRACKERS: Registry[type[BaseTracker]] = Registry("tracker", "tracking")
-TRACKERS.register("none", NullTracker)
-TRACKERS.register_lazy("mlflow", "autotune.tracking._mlflow:MlflowTracker")
+DEFAULT_TRACKER = "mlflow"
+TRACKERS: Registry[type[BaseTracker]] = Registry("tracker", "tracking.name", base=BaseTracker)
+TRACKERS.register_lazy("none", "autotune.tracking._base:NullTracker")
+TRACKERS.register_lazy("mlflow", "autotune.tracking._mlflow:MlflowTracker")  # MLflow is imported when asked for
 
 
-def get_tracker(name: str, options: Mapping[str, Any]) -> BaseTracker:
-    """A tracker by name (``TRACKERS``: mlflow, none) built with ``options``; unknown names fail loudly."""
-    return TRACKERS.get(name)(**options)
+def get_tracker(name: str, options: Mapping[str, Any], where: str = "tracking") -> BaseTracker:
+    """A tracker by name (``TRACKERS``: mlflow, none) built with ``options`` checked against its ``schema``."""
+    cls = TRACKERS.get(name)
+    return cls(**cls.check_options(options, where))
+
+
+def campaign_tracker(tracking: Mapping[str, Any], *, experiment: str, uri: str, workdir: Path) -> BaseTracker | None:
+    """The tracker a campaign's ``tracking:`` names (``name``, default mlflow), or None when it tracks nothing
+    (``enabled: false`` or ``name: none``). ``experiment``, ``uri`` and ``workdir / "mlartifacts"`` are the
+    defaults of the options the tracker takes (the default store lives in ``workdir``, created here)."""
+    if not tracking.get("enabled", True):
+        return None
+    name = str(tracking.get("name", DEFAULT_TRACKER))
+    cls = TRACKERS.get(name, "tracking.name")
+    if cls is NullTracker:
+        return None
+    workdir.mkdir(parents=True, exist_ok=True)
+    defaults = {"uri": uri, "experiment": experiment, "artifacts": str(workdir / "mlartifacts")}
+    given = {k: v for k, v in tracking.items() if k not in ("name", "enabled") and v is not None}
+    return get_tracker(name, {**{k: v for k, v in defaults.items() if k in cls.option_names()}, **given})

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from autotune._extras import require
+from autotune._registry import Option
 from autotune._storelock import store_lock
 from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
 
@@ -30,6 +31,9 @@ class MlflowTracker(BaseTracker):
     """
 
     name: ClassVar[str] = "mlflow"
+    schema = (Option.text("uri", "the tracking store, e.g. sqlite:///PATH/mlflow.db"),
+              Option.text("experiment", "the experiment's name"),
+              Option.text("artifacts", "the artifact directory of a new experiment"))
 
     def __init__(self, uri: str, experiment: str, artifacts: str | None = None) -> None:
         os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")

@@ -22,7 +22,7 @@ BASE: dict[str, Any] = {"app": {"kernel": "h5write", "ranks": 2, "args": {"size"
 
 
 def test_every_shipped_campaign_file_validates() -> None:
-    files = [f for f in sorted((REPO / "examples").glob("*.yaml")) if "app" in yaml.safe_load(f.read_text())]
+    files = [f for f in sorted((REPO / "experiments" / "campaigns").glob("*.yaml")) if "app" in yaml.safe_load(f.read_text())]
     assert len(files) >= 6
     for f in files:
         c = load_campaign(f)

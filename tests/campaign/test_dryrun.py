@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 @pytest.mark.parametrize("sampler", [{"name": "tpe", "seed": 1}, {"name": "autotune", "seed": 2}])
 def test_dry_run_proposals_equal_the_real_runs_first_proposals(tmp_path: Path, sampler: dict[str, Any]) -> None:
-    c = load_campaign(REPO / "examples" / "model-theta-ior.yaml")
+    c = load_campaign(REPO / "experiments" / "campaigns" / "model-theta-ior.yaml")
     c = c.with_overrides(workdir=tmp_path, budget=replace(c.budget, trials=8), tracking={"enabled": False},
                          sampler=sampler)
     shown, _ = proposals(c, Runtime.build(c), 8)

@@ -1,4 +1,4 @@
-"""The docs' ```console examples run, in a scratch directory with a copy of examples/, and print what they show.
+"""The docs' ```console examples run, in a scratch directory with a copy of experiments/campaigns/, and print what they show.
 
 A block is a list of commands, each followed by the lines it must print (stdout and stderr together). An
 expected line matches an output line that contains it, in order; ``...`` inside a line matches anything,
@@ -93,7 +93,8 @@ def _run(cmd: Command, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("page", WITH_EXAMPLES, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_console_examples_print_what_the_docs_show(page: Path, tmp_path: Path) -> None:
-    shutil.copytree(REPO / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("checkpoint"))
+    shutil.copytree(REPO / "experiments" / "campaigns", tmp_path / "experiments" / "campaigns",
+                    ignore=shutil.ignore_patterns("checkpoint"))
     for cmd in commands(page):
         res = _run(cmd, tmp_path)
         output = res.stdout + res.stderr

@@ -17,7 +17,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_theta_ior_on_the_model_finds_the_seed_region(tmp_path: Path) -> None:
-    f = str(REPO / "examples" / "model-theta-ior.yaml")
+    f = str(REPO / "experiments" / "campaigns" / "model-theta-ior.yaml")
     res = cli("tune", f, "--trials", "40", "--workdir", str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "mlflow.db").exists()

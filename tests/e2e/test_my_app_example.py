@@ -1,4 +1,4 @@
-"""examples/my-app: a user's own MPI-IO program (C), compiled with mpicc, checked and tuned as an opaque command."""
+"""experiments/campaigns/my-app: a user's own MPI-IO program (C), compiled with mpicc, checked and tuned as an opaque command."""
 
 from __future__ import annotations
 
@@ -19,18 +19,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.mpi]
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """examples/my-app/checkpoint.c built once for the module's tests."""
+    """experiments/campaigns/my-app/checkpoint.c built once for the module's tests."""
     if shutil.which("mpicc") is None:
         pytest.skip("mpicc is not installed (make setup installs MPICH's libmpich-dev)")
     exe = tmp_path_factory.mktemp("my-app") / "checkpoint"
-    subprocess.run(["mpicc", "-O2", "-o", str(exe), str(REPO / "examples" / "my-app" / "checkpoint.c")], check=True)
+    source = REPO / "experiments" / "campaigns" / "my-app" / "checkpoint.c"
+    subprocess.run(["mpicc", "-O2", "-o", str(exe), str(source)], check=True)
     return exe
 
 
 @pytest.fixture
 def my_app(tmp_path: Path, checkpoint: Path) -> Path:
-    """examples/my-app.yaml with the built program and a small size (4 ranks x 64 x 16 KiB)."""
-    data = yaml.safe_load((REPO / "examples" / "my-app.yaml").read_text())
+    """experiments/campaigns/my-app.yaml with the built program and a small size (4 ranks x 64 x 16 KiB)."""
+    data = yaml.safe_load((REPO / "experiments" / "campaigns" / "my-app.yaml").read_text())
     data["app"]["command"] = [str(checkpoint), "{data_dir}/checkpoint.dat", "16384", "64"]
     data["app"]["pattern"]["bytes_per_rank"] = "1MiB"
     data["objective"]["repeats"] = 1

@@ -49,7 +49,7 @@ def test_a_campaign_runs_and_records_what_took_effect(tmp_path: Path, mpi: str, 
     for key, value in stack.environ().items():
         if key.startswith(("OMPI_", "PYTHONPATH")):
             monkeypatch.setenv(key, value)
-    c = parse_campaign(campaign_data(tmp_path, stack), REPO / "examples")
+    c = parse_campaign(campaign_data(tmp_path, stack), REPO / "experiments" / "campaigns")
     res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()
     trials = ran_trials(res.study)
     assert len(trials) == 5

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def campaign(tmp_path: Path, ranks: int, **over: Any) -> Any:
-    data = yaml.safe_load((REPO / "examples" / "quickstart.yaml").read_text())
+    data = yaml.safe_load((REPO / "experiments" / "campaigns" / "quickstart.yaml").read_text())
     data["app"]["ranks"] = ranks
     data["app"]["args"]["size"] = "4MiB"
     data["workdir"] = str(tmp_path / "work")
@@ -24,7 +24,7 @@ def campaign(tmp_path: Path, ranks: int, **over: Any) -> Any:
     data["objective"]["repeats"] = 2
     data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/test_confirm.py)
     data.update(over)
-    return parse_campaign(data, REPO / "examples")
+    return parse_campaign(data, REPO / "experiments" / "campaigns")
 
 
 @pytest.mark.slow

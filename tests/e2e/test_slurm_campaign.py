@@ -37,7 +37,7 @@ def _sacct(job_id: str) -> tuple[str, str]:
 
 
 def test_slurm_local_campaign_stores_job_ids_that_sacct_knows(tmp_path: Path) -> None:
-    c = load_campaign(REPO / "examples" / "slurm-local.yaml")
+    c = load_campaign(REPO / "experiments" / "campaigns" / "slurm-local.yaml")
     # No confirmation: each of its runs would be one more Slurm job (it has its own tests, test_confirm.py).
     c = c.with_overrides(workdir=tmp_path, budget=c.budget.__class__(3, None, c.budget.run_timeout),
                          tracking={"enabled": False}, objective=replace(c.objective, confirm=0))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.confirm_eval import (
+from experiments.evaluation.confirm_eval import (
     COMMON,
     NOISES,
     SD_RUN,
@@ -23,7 +23,7 @@ from evaluation.confirm_eval import (
 def test_the_noise_is_calibrated_to_the_stated_spread_or_run_sd(noise: str) -> None:
     import numpy as np
 
-    from evaluation.confirm_eval import draw_noise
+    from experiments.evaluation.confirm_eval import draw_noise
 
     model, how = noise.split("/")
     scale = calibrate(noise)

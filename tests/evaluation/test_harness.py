@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.evalkit.methods import rules_of_thumb
-from evaluation.evalkit.report import medians, targets
-from evaluation.evalkit.run import Task, rule_records, run_task
-from evaluation.evalkit.scenarios import load_scenarios, truth
+from experiments.evaluation.evalkit.methods import rules_of_thumb
+from experiments.evaluation.evalkit.report import medians, targets
+from experiments.evaluation.evalkit.run import Task, rule_records, run_task
+from experiments.evaluation.evalkit.scenarios import load_scenarios, truth
 
 
 def test_scenarios_are_data_and_cover_the_seeds() -> None:
@@ -45,7 +45,7 @@ def test_a_record_has_the_checked_fields() -> None:
 
 @pytest.mark.slow
 def test_tiny_harness_run_on_ray(tmp_path: Path) -> None:
-    from evaluation.optimizer_eval import main
+    from experiments.evaluation.optimizer_eval import main
 
     out = tmp_path / "r.json"
     assert main(["--seeds", "1", "--trials", "6", "--only", "vpic-cori-bb", "--methods", "autotune", "random",
@@ -98,7 +98,7 @@ def test_a_bad_scenario_is_named_with_what_was_expected(tmp_path: Path, entry: d
 
 
 def test_the_harness_reports_a_bad_scenario_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from evaluation.optimizer_eval import main
+    from experiments.evaluation.optimizer_eval import main
 
     f = tmp_path / "s.yaml"
     f.write_text(json.dumps({"scenarios": [{"name": "x", "system": "nowhere", "filesystem": "bb",

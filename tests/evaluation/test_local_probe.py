@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import local_probe
+from experiments.evaluation import local_probe
 
 
 @pytest.mark.slow

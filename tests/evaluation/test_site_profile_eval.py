@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import site_profile_eval
+from experiments.evaluation import site_profile_eval
 
 
 @pytest.mark.slow

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.evalkit import store
-from evaluation.evalkit.surface_report import markdown
+from experiments.evaluation.evalkit import store
+from experiments.evaluation.evalkit.surface_report import markdown
 
-RESULTS = Path(__file__).resolve().parents[2] / "evaluation" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "experiments" / "evaluation" / "results"
 
 
 def test_records_round_trip_keeping_nulls_apart_from_missing_fields(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from autotune.model import predict
-from evaluation import surface_eval as se
-from evaluation.evalkit.scenarios import load_scenarios
-from evaluation.evalkit.structural import VARIANTS, metrics_of, variant_prediction
-from evaluation.evalkit.surface_report import markdown
-from evaluation.evalkit.truths import RealSurface, StructuralTruth
+from experiments.evaluation import surface_eval as se
+from experiments.evaluation.evalkit.scenarios import load_scenarios
+from experiments.evaluation.evalkit.structural import VARIANTS, metrics_of, variant_prediction
+from experiments.evaluation.evalkit.surface_report import markdown
+from experiments.evaluation.evalkit.truths import RealSurface, StructuralTruth
 
 
 @pytest.fixture

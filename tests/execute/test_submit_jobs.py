@@ -20,7 +20,7 @@ import yaml
 
 from autotune.testing._net import descendants, is_loopback, listeners
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 RAY = Path(sys.executable).with_name("ray")
 
 

@@ -50,3 +50,27 @@ def test_romio_aggregators_beyond_one_per_node_get_a_cb_config_list() -> None:
     assert s.info == {"cb_nodes": "4", "cb_config_list": "*:4"}
     env = render("env", s, mpi_flavour="mpich")
     assert "ROMIO_HINTS" in env and "cb_config_list *:4" in env
+
+
+def test_every_format_choice_comes_from_the_dialect_registry() -> None:
+    import argparse
+
+    from autotune.cli._main import build_parser
+    from autotune.hints import DIALECTS
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    hints = sub.choices["hints"]
+    fmt = next(a for a in hints._actions if "--format" in a.option_strings)
+    assert list(fmt.choices or []) == DIALECTS.names() and "job" in DIALECTS.names()
+    with pytest.raises(SystemExit):  # argparse: exit 2 for a format no dialect renders
+        parser.parse_args(["hints", "c.yaml", "--format", "yaml"])
+    assert build_parser().parse_args(["hints", "c.yaml", "--format", "job"]).format == "job"
+
+
+def test_an_unknown_dialect_is_one_line_naming_the_known_ones() -> None:
+    from autotune.errors import RegistryError
+    from autotune.hints import Settings
+
+    with pytest.raises(RegistryError, match=r"--format: 'yaml' is not one of mpich, romio, ompi, lfs, dw, job"):
+        render("yaml", Settings(info={}))

@@ -71,6 +71,6 @@ def test_argv_spells_out_every_default() -> None:
 
 
 def test_quickstart_declares_its_read_phase() -> None:
-    c = load_campaign(REPO / "examples" / "quickstart.yaml")
+    c = load_campaign(REPO / "experiments" / "campaigns" / "quickstart.yaml")
     assert c.app.pattern.phases == ("write", "read")
     assert c.app.pattern.bytes_per_rank * c.app.ranks == 32 << 20

@@ -147,7 +147,7 @@ def test_a_replay_campaign_finds_the_recorded_best(sweep: Path, tmp_path: Path) 
 
 
 def test_the_shipped_example_replays_a_committed_sweep(tmp_path: Path) -> None:
-    example = Path(__file__).resolve().parents[2] / "examples" / "replay-ior-strided.yaml"
+    example = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "replay-ior-strided.yaml"
     c = load_campaign(example)
     c = c.with_overrides(workdir=tmp_path / "w", budget=replace(c.budget, trials=4))
     res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()

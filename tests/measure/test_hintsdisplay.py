@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from autotune.measure import parse_hints_blocks, parse_hints_display, strip_hints_display, verify_hints
 
-# What MPICH 4.0.2 printed here (examples/my-app with cb_nodes 2, cb_config_list *:*; 4 ranks): ROMIO's
+# What MPICH 4.0.2 printed here (experiments/campaigns/my-app with cb_nodes 2, cb_config_list *:*; 4 ranks): ROMIO's
 # "key = %-25s value = %-10s" lines (values padded with trailing blanks), then the program's own lines.
 _PRINTED = [("cb_buffer_size", "16777216"), ("romio_cb_read", "automatic"), ("romio_cb_write", "enable"),
             ("cb_nodes", "2"), ("romio_no_indep_rw", "false"), ("romio_ds_write", "automatic"),

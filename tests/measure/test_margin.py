@@ -61,7 +61,7 @@ def test_spending_is_small_before_the_last_look_and_sums_to_alpha_and_the_looks_
 
 @pytest.mark.parametrize("one_sided", [False, True])
 def test_the_paired_interval_covers_the_true_margin_about_95_percent(one_sided: bool) -> None:
-    """A small version of evaluation/confirm_eval.py's coverage table (600 simulations, 5 rounds)."""
+    """A small version of experiments/evaluation/confirm_eval.py's coverage table (600 simulations, 5 rounds)."""
     rng = np.random.default_rng(3)
     delta, hit, sims = math.log(1.08), 0, 600
     for _ in range(sims):

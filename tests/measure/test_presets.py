@@ -146,7 +146,7 @@ def test_bad_options() -> None:
 def test_readme_examples_load_with_their_preset(name: str) -> None:
     from autotune.campaign import Runtime, load_campaign
 
-    c = load_campaign(Path(__file__).parents[2] / "examples" / name)
+    c = load_campaign(Path(__file__).parents[2] / "experiments" / "campaigns" / name)
     rt = Runtime.build(c)
     assert type(rt.extractor).name == c.metric["extractor"] in ("ior", "h5bench")
     assert c.objective.metric == "write_bandwidth_mib_s"

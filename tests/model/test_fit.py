@@ -57,7 +57,7 @@ def test_cross_validation_predicts_each_held_out_seed_system() -> None:
 
 @pytest.mark.slow
 def test_model_fit_cli_writes_a_profile_a_campaign_can_use(tmp_path: Path) -> None:
-    campaign = yaml.safe_load((ROOT / "examples" / "model-theta-ior.yaml").read_text())
+    campaign = yaml.safe_load((ROOT / "experiments" / "campaigns" / "model-theta-ior.yaml").read_text())
     campaign["budget"]["trials"] = 8
     campaign["storage"] = f"sqlite:///{tmp_path / 'optuna.db'}"
     path = tmp_path / "c.yaml"

@@ -69,7 +69,7 @@ def test_autotune_sampler_is_the_default_and_options_are_checked(tmp_path: Path)
     with pytest.raises(ConfigError, match="local_fraction"):
         make_sampler({"name": "autotune", "options": {"local_fraction": 2}}, space)
     assert make_sampler({"name": "autotune"}, space).early is None  # type: ignore[attr-defined]
-    with pytest.raises(ConfigError, match=r"sampler.options: \['n_startup_trials'\]: sampler random takes no options"):
+    with pytest.raises(ConfigError, match=r"sampler.options: unknown key 'n_startup_trials' \(allowed: none\)"):
         make_sampler({"name": "random", "options": {"n_startup_trials": 3}}, space)
 
 
@@ -103,3 +103,12 @@ def test_bridges_can_be_turned_off(tmp_path: Path) -> None:
     res = run_campaign(c, out=io.StringIO())
     moves = [t.system_attrs.get("autotune:move") for t in res.study.get_trials(deepcopy=False)]
     assert "bridge" not in moves and any(moves)  # pattern-search moves only
+
+
+def test_sampler_options_are_checked_by_the_samplers_schema_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"sampler.options: unknown key 'colour' \(allowed: .*local_fraction"):
+        campaign(tmp_path, sampler={"name": "autotune", "options": {"colour": "blue"}})
+    with pytest.raises(ConfigError, match=r"sampler.options.warmup: 'four' is not an integer"):
+        campaign(tmp_path, sampler={"name": "autotune", "options": {"warmup": "four"}})
+    with pytest.raises(ConfigError, match=r"sampler.options.population: True is not an integer"):
+        campaign(tmp_path, sampler={"name": "ga", "options": {"population": True}})

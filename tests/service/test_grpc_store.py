@@ -18,7 +18,7 @@ from autotune.cli import main
 from autotune.testing import fresh_postgres_database
 
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ from autotune.service import Policy
 from autotune.service._asktell import ask
 from autotune.service._policy import Measured, parameters_that_matter, predicted, why_rejected
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 MIB = 1 << 20
 METRIC = "write_bandwidth_mib_s"
 

@@ -19,7 +19,7 @@ from optuna.trial import TrialState
 from autotune.testing import TcpProxy, ensure_local_slurm, fresh_postgres_database
 
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-theta-ior.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 REPO = Path(__file__).resolve().parents[2]
 
 JOB = """#!/bin/bash

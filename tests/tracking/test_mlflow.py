@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_parent_run_nested_trials_and_per_repetition_history(tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 
-    c = load_campaign(REPO / "examples" / "model-theta-ior.yaml")
+    c = load_campaign(REPO / "experiments" / "campaigns" / "model-theta-ior.yaml")
     budget = c.budget.__class__(4, None, c.budget.run_timeout)
     c = c.with_overrides(workdir=tmp_path, budget=budget, storage_url=None)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

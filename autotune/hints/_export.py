@@ -1,0 +1,164 @@
+"""The export dialects (``autotune export --format``, ``autotune hints --format``): one ``Dialect`` class per
+format in ``DIALECTS``; the command-line choices are ``DIALECTS.names()``."""
+
+from __future__ import annotations
+
+import abc
+import json
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from autotune._registry import NOT_ONE_OF, Plugin, Registry
+
+if TYPE_CHECKING:
+    from autotune.hints._settings import Settings
+
+# The line helpers live in autotune.hints._dialects; each render imports them when called (they import the
+# settings and the space), so that the list of formats (--format choices) costs nothing to import.
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the text is pasted: the system's MPI, the hint-file patterns, the output directory, the ROMIO file."""
+
+    mpi_flavour: str = "cray-mpich"
+    patterns: Sequence[str] = ("*",)
+    path: str = "$OUTPUT_DIR"
+    romio_file: str = "romio-hints.txt"
+
+
+class Dialect(Plugin, abc.ABC):
+    """One export format. Subclasses set ``name`` and ``what`` (one line for ``--help``) and implement ``render``.
+
+    Contract (checked by ``autotune.testing.contracts``): ``render(settings, target)`` returns text a user pastes
+    as it is; every setting the format carries appears in it (a format that carries none of the given settings
+    says so in a ``#`` comment instead of printing nothing); it never lets a key or value break out of its line
+    (a value that cannot be written is a one-line ``ConfigError``); it imports nothing heavy.
+    """
+
+    what: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    def render(self, settings: Settings, target: Target) -> str:
+        """The format's text for ``settings`` (see the class contract)."""
+
+
+class Mpich(Dialect):
+    name = "mpich"
+    what = "export MPICH_MPIIO_HINTS=... (Cray MPICH)"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import mpich_mpiio_hints
+
+        value = mpich_mpiio_hints(settings.info, target.patterns)
+        return f"export MPICH_MPIIO_HINTS={shlex.quote(value)}" if value else "# no MPI-IO hints: keep the defaults"
+
+
+class Romio(Dialect):
+    name = "romio"
+    what = "a ROMIO_HINTS file"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import romio_hints_file
+
+        return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
+
+
+class Ompi(Dialect):
+    name = "ompi"
+    what = "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import ompi_text
+
+        return ompi_text(settings, target.romio_file)
+
+
+class Lfs(Dialect):
+    name = "lfs"
+    what = "lfs setstripe"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import lfs_setstripe
+
+        return lfs_setstripe(settings, target.path) or "# not a Lustre target: no striping"
+
+
+class Dw(Dialect):
+    name = "dw"
+    what = "#DW jobdw lines"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import dw_lines
+
+        return "\n".join(dw_lines(settings)) or "# not a DataWarp or Rabbit target: no #DW lines"
+
+
+class Job(Dialect):
+    name = "job"
+    what = "every job-script line for the target (#SBATCH, #DW, lfs)"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import job_lines
+
+        return "\n".join(job_lines(settings, target.path)) or "# nothing beyond the MPI-IO hints for this target"
+
+
+class H5py(Dialect):
+    name = "h5py"
+    what = "an h5py.File snippet"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import h5py_snippet
+
+        return h5py_snippet(settings)
+
+
+class Env(Dialect):
+    name = "env"
+    what = "shell lines for the system's MPI"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        from autotune.hints._dialects import lfs_setstripe, mpich_mpiio_hints, ompi_text, romio_file_lines
+
+        lines = []
+        if target.mpi_flavour == "openmpi":
+            lines += ompi_text(settings, target.romio_file).splitlines() if settings.mca or settings.info else []
+        elif target.mpi_flavour == "cray-mpich":
+            value = mpich_mpiio_hints(settings.info, target.patterns)
+            if value:
+                lines.append(f"export MPICH_MPIIO_HINTS={shlex.quote(value)}")
+        elif settings.info:
+            lines += romio_file_lines(settings.info, target.romio_file)
+        if settings.stripe:  # eval'd in job scripts: a machine without lfs says so instead of failing
+            lines.append(f"if command -v lfs >/dev/null; then {lfs_setstripe(settings, target.path)}; "
+                         "else echo 'autotune: lfs not found: striping not applied' >&2; fi")
+        return "\n".join(lines) or "# defaults: nothing to set"
+
+
+class Json(Dialect):
+    name = "json"
+    what = "everything as JSON"
+
+    def render(self, settings: Settings, target: Target) -> str:
+        return json.dumps({
+            "config": settings.config, "mpi_info": settings.info, "mca": settings.mca,
+            "stripe": vars(settings.stripe) if settings.stripe else None,
+            "burst_buffer": vars(settings.bb) if settings.bb else None,
+            "near_node": vars(settings.near) if settings.near else None,
+            "hdf5_alignment": settings.hdf5_alignment,
+        }, indent=2, sort_keys=True)
+
+
+DIALECTS: Registry[type[Dialect]] = Registry("dialect", "--format", NOT_ONE_OF, base=Dialect)
+for _cls in (Mpich, Romio, Ompi, Lfs, Dw, Job, H5py, Env, Json):
+    DIALECTS.register(_cls.name, _cls)
+FORMATS = tuple(DIALECTS.names())
+
+
+def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", patterns: Sequence[str] = ("*",),
+           path: str = "$OUTPUT_DIR", romio_file: str = "romio-hints.txt") -> str:
+    """One export format as text (what ``autotune export --format`` prints)."""
+    return DIALECTS.get(fmt)().render(settings, Target(mpi_flavour, tuple(patterns), path, romio_file))
