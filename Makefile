@@ -123,8 +123,9 @@ setup-browser: | system
 	  echo "setup: installing chromium (apt)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# --durations=40: every run (CI included) prints its slowest tests, so a test that grows slow shows up.
 test: setup setup-browser setup-ompi
-	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest --durations=40 $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check autotune tests experiments

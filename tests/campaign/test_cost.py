@@ -99,6 +99,7 @@ def test_recommendation_moves_with_the_exchange_rate(tmp_path: Path) -> None:
     assert s["best_charge"] == pytest.approx(32 * (s["best_node_hours"] + s["best_bb_node_hours"]))  # shaheen2 rates
 
 
+@pytest.mark.slow
 def test_compare_report_draws_fronts_and_prices_the_speed(tmp_path: Path) -> None:
     """`autotune compare` on Lustre and BB (model), then `autotune report` at two exchange rates."""
     from autotune.testing.reports import autotune, load_report
@@ -214,6 +215,7 @@ def test_service_refuses_a_two_objective_campaign(tmp_path: Path, capsys: Any) -
     assert "objective.cost: the service tells one value per production job" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_mlflow_records_both_objectives_and_the_front(tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 

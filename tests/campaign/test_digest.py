@@ -54,6 +54,7 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield u
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["maximize", "minimize"])
 def test_bounded_reads_equal_the_full_listing(url: str, direction: str) -> None:
     trials = history(seed=len(direction))

@@ -134,6 +134,7 @@ def test_no_sampler_repeats_a_configuration_after_resume(tmp_path: Path, name: s
     assert len(configs) == 10 and len(set(configs)) == 10, name
 
 
+@pytest.mark.slow
 def test_a_run_from_the_same_start_is_reproduced(tmp_path: Path) -> None:
     studies = []
     for sub in ("a", "b"):

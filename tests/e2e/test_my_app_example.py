@@ -17,18 +17,25 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.mpi]
 
 
-@pytest.fixture
-def my_app(tmp_path: Path) -> Path:
-    """experiments/campaigns/my-app.yaml with the program built into tmp_path and a small size (4 ranks x 64 x 16 KiB)."""
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """experiments/campaigns/my-app/checkpoint.c built once for the module's tests."""
     if shutil.which("mpicc") is None:
         pytest.skip("mpicc is not installed (make setup installs MPICH's libmpich-dev)")
-    exe = tmp_path / "checkpoint"
+    exe = tmp_path_factory.mktemp("my-app") / "checkpoint"
     source = REPO / "experiments" / "campaigns" / "my-app" / "checkpoint.c"
     subprocess.run(["mpicc", "-O2", "-o", str(exe), str(source)], check=True)
+    return exe
+
+
+@pytest.fixture
+def my_app(tmp_path: Path, checkpoint: Path) -> Path:
+    """experiments/campaigns/my-app.yaml with the built program and a small size (4 ranks x 64 x 16 KiB)."""
     data = yaml.safe_load((REPO / "experiments" / "campaigns" / "my-app.yaml").read_text())
-    data["app"]["command"] = [str(exe), "{data_dir}/checkpoint.dat", "16384", "64"]
+    data["app"]["command"] = [str(checkpoint), "{data_dir}/checkpoint.dat", "16384", "64"]
     data["app"]["pattern"]["bytes_per_rank"] = "1MiB"
     data["objective"]["repeats"] = 1
+    data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/test_confirm.py)
     data.update(workdir=str(tmp_path / "work"), tracking={"enabled": False}, budget={"trials": 3, "run_timeout": "60s"})
     path = tmp_path / "my-app.yaml"
     path.write_text(yaml.safe_dump(data))

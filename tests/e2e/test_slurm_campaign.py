@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,9 @@ def _sacct(job_id: str) -> tuple[str, str]:
 
 def test_slurm_local_campaign_stores_job_ids_that_sacct_knows(tmp_path: Path) -> None:
     c = load_campaign(REPO / "experiments" / "campaigns" / "slurm-local.yaml")
+    # No confirmation: each of its runs would be one more Slurm job (it has its own tests, test_confirm.py).
     c = c.with_overrides(workdir=tmp_path, budget=c.budget.__class__(3, None, c.budget.run_timeout),
-                         tracking={"enabled": False})
+                         tracking={"enabled": False}, objective=replace(c.objective, confirm=0))
     res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()
     trials = ran_trials(res.study)
     assert len(trials) == 3
@@ -67,8 +69,8 @@ def test_killed_campaign_with_a_running_job_does_not_submit_it_twice(tmp_path: P
     data: dict[str, Any] = {
         "name": name, "app": {"command": [sys.executable, str(app)], "mpiexec": False, "ranks": 1,
                               "metric": {"extractor": "json"}},
-        "space": {"use": "local-romio", "only": ["mpiio.romio_cb_write"]}, "objective": {"repeats": 1,
-                                                                                          "metric": "bandwidth_mib_s"},
+        "space": {"use": "local-romio", "only": ["mpiio.romio_cb_write"]},
+        "objective": {"repeats": 1, "metric": "bandwidth_mib_s", "confirm": 0},  # no confirmation jobs
         "budget": {"trials": 3, "run_timeout": "60s"}, "tracking": {"enabled": False},
         "launcher": {"name": "slurm", "poll_interval": 0.2, "overcommit": True}, "workdir": str(tmp_path / "w"),
     }

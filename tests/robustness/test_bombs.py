@@ -1,5 +1,5 @@
 """Resource bombs end within a stated bound as one line (exit 2): YAML aliases, expressions, repeat and trial
-counts, integers beyond 64 bits (docs/guide/reliability.md states the limits)."""
+counts, integers beyond 64 bits (docs/guide/guarantees.md states the limits)."""
 
 from __future__ import annotations
 
