@@ -47,7 +47,7 @@ COVERAGE_N = (3, 5, 9, 15, 30)
 TOLERANCE = (0.93, 0.97)  # coverage of a nominal 95% interval that counts as right (stated before measuring)
 POWER = 0.9  # at least 9 in 10 campaigns on a true +8% gain recommend it (stated before measuring)
 NULL = 0.05  # at most 1 in 20 campaigns on a null surface recommend a change (stated before measuring)
-TARGET_BUDGET = 60  # the budget (rounds) the power and null targets apply to: the default ``objective.confirm``
+TARGET_BUDGET = Objective().confirm  # the budget (rounds) the power and null targets apply to: the default
 
 
 def draw_noise(model: str, scale: float, rng: np.random.Generator, size: Any) -> np.ndarray:
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="confirm_eval.json")
     p.add_argument("--seeds", type=int, default=50, help="gain campaigns per cell (null: twice as many)")
     p.add_argument("--sims", type=int, default=3000, help="simulations per coverage cell")
-    p.add_argument("--budgets", type=int, nargs="*", default=[20, 60, 80])
+    p.add_argument("--budgets", type=int, nargs="*", default=[60, TARGET_BUDGET])
     p.add_argument("--replay-rounds", type=int, default=Objective.confirm, help="the replays' confirmation budget")
     p.add_argument("--replay-seeds", type=int, default=10)
     p.add_argument("--workers", type=int, default=2)
