@@ -1,0 +1,253 @@
+"""The trial record: every attribute autotune stores on an Optuna trial or study, in one place.
+
+Optuna keeps a trial's and a study's user attributes as a string-keyed map whose values are JSON
+(``json.dumps`` on the RDB storages, a deep copy in memory; Optuna documents only JSON-serialisable values).
+Here each attribute is a field of a frozen dataclass — :class:`TrialRecord` for a trial, :class:`StudyRecord`
+for a study — whose name is the key, whose annotation is the Python type and whose ``doc`` metadata is its
+meaning. Writers go through :func:`write` / :func:`write_stored` / :func:`attrs` / :func:`write_study`, which
+refuse an unknown key or a value of the wrong type with a one-line :class:`RecordError`; readers go through
+:func:`read` / :func:`read_study`, which return the dataclass with defaults for what is missing.
+
+Encoding: JSON scalars, lists (a tuple is stored as a list) and objects with string keys, as Optuna stores them.
+Version rule: every write stamps ``record_version`` = :data:`FORMAT_VERSION`. A trial or study with no stamp was
+written before the stamp existed: it is version 1, whose keys and types are those of version 2 (version 2 added
+only the stamp), so it reads as is. A value of the wrong type in a stored record (another tool wrote it) reads
+as the field's default; a stamp newer than :data:`FORMAT_VERSION` reads the keys this version knows.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from autotune.errors import ConfigError
+
+FORMAT_VERSION = 2
+VERSION = "record_version"  # the key of the stamp, on trials and on studies
+
+
+class RecordError(ConfigError):
+    """A trial or study attribute with an unknown key or a value of the wrong type."""
+
+
+def _f(doc: str, default: Any) -> Any:
+    """A field with its meaning; ``list`` or ``dict`` as the default: an empty one."""
+    if default is list or default is dict:
+        return field(default_factory=default, metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """What autotune records on one trial (the field name is the user attribute's key)."""
+
+    record_version: int = _f("format of this record (1: written before the stamp existed)", 1)
+    # what the trial is
+    ran: bool = _f("really run: the budget counts it (a rule-breaker, a duplicate or an interrupted run did not)", False)
+    is_default: bool = _f("the system's default configuration (the reference of every gain)", False)
+    baseline: bool = _f("the application's own settings (campaign ``baseline``)", False)
+    initial: bool = _f("queued by the warm or model-informed start", False)
+    retry_of: int | None = _f("the trial this one runs again (an interrupted or lost run)", None)
+    warm_start_of: int | None = _f("the trial of the earlier study this one was copied from", None)
+    proposed_by: str = _f("who proposed it in the in-loop model sampler: 'model' or the base sampler's name", "")
+    # why it did not run, or not to the end
+    infeasible: list[str] = _f("the rules its configuration broke (told the worst value, never run)", list)
+    duplicate_of: int | None = _f("the completed trial whose configuration it repeats (not run)", None)
+    duplicate_default: bool = _f("a second default enqueued by a concurrent worker (failed, not run)", False)
+    dropped: str = _f("why a queued trial was dropped on resume (outside the current space)", "")
+    interrupted: bool = _f("stopped by the user or a killed campaign; its configuration runs again", False)
+    error: str | None = _f("one line: why the trial failed", None)
+    rejected_by: str = _f("why the service's exploration policy rejected the proposal", "")
+    # who ran it
+    worker: str = _f("the worker that claimed it ('service' for a production job's trial)", "")
+    service: str = _f("a production job's trial: 'explore', 'best' or 'default'", "")
+    service_token_sha256: str = _f("SHA-256 of the token only the asking job holds (tell checks it)", "")
+    owner: str = _f("the user whose job asked", "")
+    job_id: str = _f("the batch job that asked", "")
+    host: str = _f("the host the job asked from", "")
+    asked_at: float | None = _f("POSIX time of the ask", None)
+    expires_at: float | None = _f("POSIX time after which an untold production trial fails", None)
+    told_at: float | None = _f("POSIX time of the tell", None)
+    exit_status: int | None = _f("the production job's exit status (tell --exit-status)", None)
+    # what it measured
+    config: dict[str, Any] | None = _f("the configuration as the campaign names it (setting -> value)", None)
+    repetitions: list[float | None] = _f("the metric of each repetition (None: that repetition failed)", list)
+    repetition_errors: list[str | None] = _f("one line per failed repetition (None: it succeeded)", list)
+    failed_repetitions: int = _f("how many repetitions failed", 0)
+    spread: float | None = _f("relative spread (max - min) / max of the successful repetitions", None)
+    duration_s: float = _f("wall seconds the trial took, all repetitions", 0.0)
+    run_info: list[dict[str, Any]] = _f("per repetition: what the launcher reported (wall_s, job id, ...)", list)
+    metrics: list[dict[str, float]] = _f("per repetition: every metric extracted", list)
+    cost: dict[str, Any] | None = _f("the trial's cost parts and its cost at the campaign's rate", None)
+    command: str = _f("the command line of its first repetition", "")
+    stderr_tail: str = _f("the end of the last repetition's standard error", "")
+    # the hints it set, and whether they took effect
+    hints: dict[str, str] = _f("the MPI-IO hints and file-system settings it applied", dict)
+    hints_in_effect: dict[str, Any] = _f("the hints the run reported in effect", dict)
+    hints_not_in_effect: dict[str, Any] = _f("the hints set but not in effect (ignored by the library)", dict)
+    verification: dict[str, Any] = _f("per setting: how its effect was verified and the verdict", dict)
+    hints_took_effect: bool | None = _f("every setting took effect (None: not verifiable)", True)
+    # the in-loop model sampler's state when the trial was proposed
+    model_constants: dict[str, float] = _f("the model's constants in force", dict)
+    model_moved: dict[str, float] = _f("the constants that moved from their start (relative change)", dict)
+    model_fitted_on: int | None = _f("completed trials of the model's last refit", None)
+    model_rho: float | None = _f("rank correlation of model and measurements", None)
+    model_share: float | None = _f("share of proposals the model makes", None)
+
+
+@dataclass(frozen=True)
+class StudyRecord:
+    """What autotune records on a study: what it measures (set up by the campaign) and what it concluded."""
+
+    record_version: int = _f("format of this record (1: written before the stamp existed)", 1)
+    system: str | None = _f("the system profile's name", None)
+    filesystem: str | None = _f("the target file system's name", None)
+    fs_kind: str | None = _f("the target file system's kind", None)
+    app: str | None = _f("the application's name", None)
+    space: str | None = _f("the search space's name", None)
+    launcher: str | None = _f("the launcher's name", None)
+    metric: str | None = _f("the objective's metric", None)
+    direction: str | None = _f("'maximize' or 'minimize'", None)
+    repeats: int | None = _f("repetitions per trial the campaign ran with", None)
+    pattern: dict[str, Any] | None = _f("the application's I/O pattern (hints finds the nearest one)", None)
+    fixed: dict[str, Any] | None = _f("the settings the space fixes (hints renders them without the campaign)", None)
+    metric_kind: str | None = _f("what the metric measures ('bandwidth', 'time', ...)", None)
+    plausible_max: float | None = _f("the model's ceiling of the target in MiB/s (None: no bound known)", None)
+    space_searched: dict[str, Any] | None = _f("{optuna name: distribution JSON} of the space last searched", None)
+    cost: dict[str, Any] | None = _f("the cost rule the study's costs were computed with", None)
+    confirmation: dict[str, Any] | None = _f("the confirmation of the best trial against the default", None)
+    recommended: dict[str, Any] | None = _f("the trial re-measurement recommends, with its values", None)
+
+
+# the keys the bounded SQL reads of a study name (campaign.trials_in, counts, ...)
+RAN, IS_DEFAULT, BASELINE, DURATION_S = "ran", "is_default", "baseline", "duration_s"
+INFEASIBLE, DUPLICATE_OF, DROPPED = "infeasible", "duplicate_of", "dropped"
+
+
+@cache
+def _types(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls)
+
+
+@cache
+def _spelled(cls: type) -> dict[str, str]:
+    return {f.name: str(f.type) for f in fields(cls)}
+
+
+def _conforms(value: Any, tp: Any) -> bool:
+    origin, args = get_origin(tp), get_args(tp)
+    if tp is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_conforms(value, a) for a in args)
+    if tp is type(None):
+        return value is None
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if tp is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if tp is str:
+        return isinstance(value, str)
+    if origin is list:
+        return isinstance(value, list | tuple) and all(_conforms(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) and _conforms(v, args[1]) for k, v in value.items())
+    raise TypeError(f"trial record: no JSON encoding for type {tp!r}")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _checked(cls: type, what: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    hints = _types(cls)
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in hints or key == VERSION:
+            raise RecordError(f"{what} attribute {key!r}={_short(value)}: unknown key "
+                              f"(expected one of {', '.join(k for k in hints if k != VERSION)})")
+        if not _conforms(value, hints[key]):
+            raise RecordError(f"{what} attribute {key}={_short(value)}: expected {_spelled(cls)[key]}")
+        out[key] = _encode(value)
+    if out:
+        out[VERSION] = FORMAT_VERSION
+    return out
+
+
+def attrs(base: Any = None, **values: Any) -> dict[str, Any]:
+    """The encoded, stamped user attributes of a trial about to be created (``enqueue_trial(user_attrs=...)``,
+    ``create_trial``): those of trial ``base`` (if given, as stored) updated by ``values``."""
+    return {**(dict(base.user_attrs) if base is not None else {}), **_checked(TrialRecord, "trial", values)}
+
+
+def write(trial: Any, **values: Any) -> None:
+    """Store ``values`` on a live ``optuna.Trial`` (checked, encoded, stamped)."""
+    for key, value in _checked(TrialRecord, "trial", values).items():
+        trial.set_user_attr(key, value)
+
+
+def write_stored(storage: Any, trial_id: int, **values: Any) -> None:
+    """Store ``values`` on the trial ``trial_id`` of an Optuna storage (a finished or another process's trial)."""
+    for key, value in _checked(TrialRecord, "trial", values).items():
+        storage.set_trial_user_attr(trial_id, key, value)
+
+
+def _read(cls: type, stored: Mapping[str, Any]) -> Any:
+    hints = _types(cls)
+    kept = {k: v for k, v in stored.items() if k in hints and _conforms(v, hints[k])}
+    return cls(**kept)
+
+
+def read(trial: Any) -> TrialRecord:
+    """The record of a trial (``FrozenTrial`` or ``optuna.Trial``), whatever version wrote it."""
+    return _read(TrialRecord, trial.user_attrs)  # type: ignore[no-any-return]
+
+
+def ran_trials(trials: Iterable[Any]) -> list[Any]:
+    """The trials that were really run (complete or failed, ``ran``): what the budget counts."""
+    return [t for t in trials if t.state.name in ("COMPLETE", "FAIL") and read(t).ran]
+
+
+def read_study(study: Any) -> StudyRecord:
+    """The record of a study (``optuna.Study`` or the ``FrozenStudy`` of ``storage.get_all_studies()``)."""
+    return _read(StudyRecord, study.user_attrs)  # type: ignore[no-any-return]
+
+
+def study_changes(study: Any, **values: Any) -> dict[str, Any]:
+    """The checked ``values`` that differ from what ``study`` stores (one read of the study's attributes)."""
+    checked = _checked(StudyRecord, "study", values)
+    stored = study.user_attrs
+    return {k: v for k, v in checked.items() if k != VERSION and stored.get(k) != v}
+
+
+def write_study(study: Any, **values: Any) -> None:
+    """Store on ``study`` those of ``values`` that differ from what it stores (checked, encoded, stamped)."""
+    changed = study_changes(study, **values)
+    if changed:
+        for key, value in {**changed, VERSION: FORMAT_VERSION}.items():
+            study.set_user_attr(key, value)
+
+
+def copy_study(source: Any, target: Any) -> None:
+    """Copy every attribute of study ``source`` onto study ``target`` as stored (a sandbox of the study)."""
+    for key, value in source.user_attrs.items():
+        target.set_user_attr(key, value)
+
+
+def doc(cls: type, key: str) -> str:
+    """The meaning of attribute ``key`` of ``TrialRecord`` or ``StudyRecord``."""
+    return str(next(f.metadata["doc"] for f in fields(cls) if f.name == key))
