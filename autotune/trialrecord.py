@@ -33,98 +33,116 @@ class RecordError(ConfigError):
     """A trial or study attribute with an unknown key or a value of the wrong type."""
 
 
-def _f(doc: str, default: Any) -> Any:
-    """A field with its meaning; ``list`` or ``dict`` as the default: an empty one."""
-    if default is list or default is dict:
-        return field(default_factory=default, metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+def _doc(meaning: str) -> dict[str, str]:
+    """A field's metadata: its meaning (what :func:`doc` returns)."""
+    return {"doc": meaning}
 
 
 @dataclass(frozen=True)
 class TrialRecord:
     """What autotune records on one trial (the field name is the user attribute's key)."""
 
-    record_version: int = _f("format of this record (1: written before the stamp existed)", 1)
+    record_version: int = field(default=1, metadata=_doc("format of this record (1: written before the stamp existed)"))
     # what the trial is
-    ran: bool = _f("really run: the budget counts it (a rule-breaker, a duplicate or an interrupted run did not)", False)
-    is_default: bool = _f("the system's default configuration (the reference of every gain)", False)
-    baseline: bool = _f("the application's own settings (campaign ``baseline``)", False)
-    initial: bool = _f("queued by the warm or model-informed start", False)
-    retry_of: int | None = _f("the trial this one runs again (an interrupted or lost run)", None)
-    warm_start_of: int | None = _f("the trial of the earlier study this one was copied from", None)
-    proposed_by: str = _f("who proposed it in the in-loop model sampler: 'model' or the base sampler's name", "")
+    ran: bool = field(default=False, metadata=_doc(
+        "really run: the budget counts it (a rule-breaker, a duplicate or an interrupted run did not)"))
+    is_default: bool = field(default=False, metadata=_doc("the system's default configuration (the reference of every gain)"))
+    baseline: bool = field(default=False, metadata=_doc("the application's own settings (campaign ``baseline``)"))
+    initial: bool = field(default=False, metadata=_doc("queued by the warm or model-informed start"))
+    retry_of: int | None = field(default=None, metadata=_doc("the trial this one runs again (an interrupted or lost run)"))
+    warm_start_of: int | None = field(default=None, metadata=_doc("the trial of the earlier study this one was copied from"))
+    proposed_by: str = field(default="", metadata=_doc(
+        "who proposed it in the in-loop model sampler: 'model' or the base sampler's name"))
     # why it did not run, or not to the end
-    infeasible: list[str] = _f("the rules its configuration broke (told the worst value, never run)", list)
-    duplicate_of: int | None = _f("the completed trial whose configuration it repeats (not run)", None)
-    duplicate_default: bool = _f("a second default enqueued by a concurrent worker (failed, not run)", False)
-    dropped: str = _f("why a queued trial was dropped on resume (outside the current space)", "")
-    interrupted: bool = _f("stopped by the user or a killed campaign; its configuration runs again", False)
-    error: str | None = _f("one line: why the trial failed", None)
-    rejected_by: str = _f("why the service's exploration policy rejected the proposal", "")
+    infeasible: list[str] = field(default_factory=list, metadata=_doc(
+        "the rules its configuration broke (told the worst value, never run)"))
+    duplicate_of: int | None = field(default=None, metadata=_doc("the completed trial whose configuration it repeats (not run)"))
+    duplicate_default: bool = field(default=False, metadata=_doc(
+        "a second default enqueued by a concurrent worker (failed, not run)"))
+    dropped: str = field(default="", metadata=_doc("why a queued trial was dropped on resume (outside the current space)"))
+    interrupted: bool = field(default=False, metadata=_doc(
+        "stopped by the user or a killed campaign; its configuration runs again"))
+    error: str | None = field(default=None, metadata=_doc("one line: why the trial failed"))
+    rejected_by: str = field(default="", metadata=_doc("why the service's exploration policy rejected the proposal"))
     # who ran it
-    worker: str = _f("the worker that claimed it ('service' for a production job's trial)", "")
-    service: str = _f("a production job's trial: 'explore', 'best' or 'default'", "")
-    service_token_sha256: str = _f("SHA-256 of the token only the asking job holds (tell checks it)", "")
-    owner: str = _f("the user whose job asked", "")
-    job_id: str = _f("the batch job that asked", "")
-    host: str = _f("the host the job asked from", "")
-    asked_at: float | None = _f("POSIX time of the ask", None)
-    expires_at: float | None = _f("POSIX time after which an untold production trial fails", None)
-    told_at: float | None = _f("POSIX time of the tell", None)
-    exit_status: int | None = _f("the production job's exit status (tell --exit-status)", None)
+    worker: str = field(default="", metadata=_doc("the worker that claimed it ('service' for a production job's trial)"))
+    service: str = field(default="", metadata=_doc("a production job's trial: 'explore', 'best' or 'default'"))
+    service_token_sha256: str = field(default="", metadata=_doc(
+        "SHA-256 of the token only the asking job holds (tell checks it)"))
+    owner: str = field(default="", metadata=_doc("the user whose job asked"))
+    job_id: str = field(default="", metadata=_doc("the batch job that asked"))
+    host: str = field(default="", metadata=_doc("the host the job asked from"))
+    asked_at: float | None = field(default=None, metadata=_doc("POSIX time of the ask"))
+    expires_at: float | None = field(default=None, metadata=_doc("POSIX time after which an untold production trial fails"))
+    told_at: float | None = field(default=None, metadata=_doc("POSIX time of the tell"))
+    exit_status: int | None = field(default=None, metadata=_doc("the production job's exit status (tell --exit-status)"))
     # what it measured
-    config: dict[str, Any] | None = _f("the configuration as the campaign names it (setting -> value)", None)
-    repetitions: list[float | None] = _f("the metric of each repetition (None: that repetition failed)", list)
-    repetition_errors: list[str | None] = _f("one line per failed repetition (None: it succeeded)", list)
-    failed_repetitions: int = _f("how many repetitions failed", 0)
-    spread: float | None = _f("relative spread (max - min) / max of the successful repetitions", None)
-    duration_s: float = _f("wall seconds the trial took, all repetitions", 0.0)
-    run_info: list[dict[str, Any]] = _f("per repetition: what the launcher reported (wall_s, job id, ...)", list)
-    metrics: list[dict[str, float]] = _f("per repetition: every metric extracted", list)
-    cost: dict[str, Any] | None = _f("the trial's cost parts and its cost at the campaign's rate", None)
-    command: str = _f("the command line of its first repetition", "")
-    stderr_tail: str = _f("the end of the last repetition's standard error", "")
+    config: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the configuration as the campaign names it (setting -> value)"))
+    repetitions: list[float | None] = field(default_factory=list, metadata=_doc(
+        "the metric of each repetition (None: that repetition failed)"))
+    repetition_errors: list[str | None] = field(default_factory=list, metadata=_doc(
+        "one line per failed repetition (None: it succeeded)"))
+    failed_repetitions: int = field(default=0, metadata=_doc("how many repetitions failed"))
+    spread: float | None = field(default=None, metadata=_doc("relative spread (max - min) / max of the successful repetitions"))
+    duration_s: float = field(default=0.0, metadata=_doc("wall seconds the trial took, all repetitions"))
+    run_info: list[dict[str, Any]] = field(default_factory=list, metadata=_doc(
+        "per repetition: what the launcher reported (wall_s, job id, ...)"))
+    metrics: list[dict[str, float]] = field(default_factory=list, metadata=_doc("per repetition: every metric extracted"))
+    cost: dict[str, Any] | None = field(default=None, metadata=_doc("the trial's cost parts and its cost at the campaign's rate"))
+    command: str = field(default="", metadata=_doc("the command line of its first repetition"))
+    stderr_tail: str = field(default="", metadata=_doc("the end of the last repetition's standard error"))
     # the hints it set, and whether they took effect
-    hints: dict[str, str] = _f("the MPI-IO hints and file-system settings it applied", dict)
-    hints_in_effect: dict[str, Any] = _f("the hints the run reported in effect", dict)
-    hints_not_in_effect: dict[str, Any] = _f("the hints set but not in effect (ignored by the library)", dict)
-    verification: dict[str, Any] = _f("per setting: how its effect was verified and the verdict", dict)
-    hints_took_effect: bool | None = _f("every setting took effect (None: not verifiable)", True)
+    hints: dict[str, str] = field(default_factory=dict, metadata=_doc("the MPI-IO hints and file-system settings it applied"))
+    hints_in_effect: dict[str, Any] = field(default_factory=dict, metadata=_doc("the hints the run reported in effect"))
+    hints_not_in_effect: dict[str, Any] = field(default_factory=dict, metadata=_doc(
+        "the hints set but not in effect (ignored by the library)"))
+    verification: dict[str, Any] = field(default_factory=dict, metadata=_doc(
+        "per setting: how its effect was verified and the verdict"))
+    hints_took_effect: bool | None = field(default=True, metadata=_doc("every setting took effect (None: not verifiable)"))
     # the in-loop model sampler's state when the trial was proposed
-    model_constants: dict[str, float] = _f("the model's constants in force", dict)
-    model_moved: dict[str, float] = _f("the constants that moved from their start (relative change)", dict)
-    model_fitted_on: int | None = _f("completed trials of the model's last refit", None)
-    model_rho: float | None = _f("rank correlation of model and measurements", None)
-    model_share: float | None = _f("share of proposals the model makes", None)
+    model_constants: dict[str, float] = field(default_factory=dict, metadata=_doc("the model's constants in force"))
+    model_moved: dict[str, float] = field(default_factory=dict, metadata=_doc(
+        "the constants that moved from their start (relative change)"))
+    model_fitted_on: int | None = field(default=None, metadata=_doc("completed trials of the model's last refit"))
+    model_rho: float | None = field(default=None, metadata=_doc("rank correlation of model and measurements"))
+    model_share: float | None = field(default=None, metadata=_doc("share of proposals the model makes"))
 
 
 @dataclass(frozen=True)
 class StudyRecord:
     """What autotune records on a study: what it measures (set up by the campaign) and what it concluded."""
 
-    record_version: int = _f("format of this record (1: written before the stamp existed)", 1)
-    system: str | None = _f("the system profile's name", None)
-    filesystem: str | None = _f("the target file system's name", None)
-    fs_kind: str | None = _f("the target file system's kind", None)
-    app: str | None = _f("the application's name", None)
-    space: str | None = _f("the search space's name", None)
-    launcher: str | None = _f("the launcher's name", None)
-    metric: str | None = _f("the objective's metric", None)
-    direction: str | None = _f("'maximize' or 'minimize'", None)
-    repeats: int | None = _f("repetitions per trial the campaign ran with", None)
-    pattern: dict[str, Any] | None = _f("the application's I/O pattern (hints finds the nearest one)", None)
-    fixed: dict[str, Any] | None = _f("the settings the space fixes (hints renders them without the campaign)", None)
-    metric_kind: str | None = _f("what the metric measures ('bandwidth', 'time', ...)", None)
-    plausible_max: float | None = _f("the model's ceiling of the target in MiB/s (None: no bound known)", None)
-    space_searched: dict[str, Any] | None = _f("{optuna name: distribution JSON} of the space last searched", None)
-    cost: dict[str, Any] | None = _f("the cost rule the study's costs were computed with", None)
-    confirmation: dict[str, Any] | None = _f("the confirmation of the best trial against the default", None)
-    recommended: dict[str, Any] | None = _f("the trial re-measurement recommends, with its values", None)
+    record_version: int = field(default=1, metadata=_doc("format of this record (1: written before the stamp existed)"))
+    system: str | None = field(default=None, metadata=_doc("the system profile's name"))
+    filesystem: str | None = field(default=None, metadata=_doc("the target file system's name"))
+    fs_kind: str | None = field(default=None, metadata=_doc("the target file system's kind"))
+    app: str | None = field(default=None, metadata=_doc("the application's name"))
+    space: str | None = field(default=None, metadata=_doc("the search space's name"))
+    launcher: str | None = field(default=None, metadata=_doc("the launcher's name"))
+    metric: str | None = field(default=None, metadata=_doc("the objective's metric"))
+    direction: str | None = field(default=None, metadata=_doc("'maximize' or 'minimize'"))
+    repeats: int | None = field(default=None, metadata=_doc("repetitions per trial the campaign ran with"))
+    pattern: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the application's I/O pattern (hints finds the nearest one)"))
+    fixed: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the settings the space fixes (hints renders them without the campaign)"))
+    metric_kind: str | None = field(default=None, metadata=_doc("what the metric measures ('bandwidth', 'time', ...)"))
+    plausible_max: float | None = field(default=None, metadata=_doc(
+        "the model's ceiling of the target in MiB/s (None: no bound known)"))
+    space_searched: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "{optuna name: distribution JSON} of the space last searched"))
+    cost: dict[str, Any] | None = field(default=None, metadata=_doc("the cost rule the study's costs were computed with"))
+    confirmation: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the confirmation of the best trial against the default"))
+    recommended: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the trial re-measurement recommends, with its values"))
 
 
 # the keys the bounded SQL reads of a study name (campaign.trials_in, counts, ...)
 RAN, IS_DEFAULT, BASELINE, DURATION_S = "ran", "is_default", "baseline", "duration_s"
 INFEASIBLE, DUPLICATE_OF, DROPPED = "infeasible", "duplicate_of", "dropped"
+PROPOSED_BY = "proposed_by"
 
 
 @cache
@@ -206,9 +224,27 @@ def write_stored(storage: Any, trial_id: int, **values: Any) -> None:
         storage.set_trial_user_attr(trial_id, key, value)
 
 
+@cache
+def _shallow(cls: type) -> dict[str, tuple[tuple[type, ...], bool]]:
+    """Per field: the Python types its stored value may have at the top, and whether a bool is refused (an int or
+    float field); reading checks only these (cheap per trial), writing checks the whole value."""
+    out = {}
+    for key, tp in _types(cls).items():
+        allowed: list[type] = []
+        for t in get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,):
+            base = get_origin(t) or t
+            allowed += [int, float] if base is float else [list, tuple] if base is list else [base]
+        out[key] = (tuple(allowed), bool not in allowed)
+    return out
+
+
 def _read(cls: type, stored: Mapping[str, Any]) -> Any:
-    hints = _types(cls)
-    kept = {k: v for k, v in stored.items() if k in hints and _conforms(v, hints[k])}
+    shallow = _shallow(cls)
+    kept = {}
+    for key, value in stored.items():
+        kind = shallow.get(key)
+        if kind is not None and isinstance(value, kind[0]) and not (kind[1] and isinstance(value, bool)):
+            kept[key] = value
     return cls(**kept)
 
 
