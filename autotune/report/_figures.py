@@ -98,7 +98,7 @@ def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
     rec = trialrecord.read(t)
     config = dict(rec.config or rt.config_of(t))
     eff = rec.hints_in_effect
-    wall = sum(float(r.get("wall_s", 0.0)) for r in rec.run_info)
+    wall = sum(float(r.get("wall_s", 0.0)) for r in rec.run_info if isinstance(r, dict))
     if not rec.run_info:
         wall = float(rec.duration_s)
     bb = _int(config.get("bb.nodes", eff.get("bb_nodes")))
