@@ -263,8 +263,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
     top = top_physical([(t.number, rt.config_of(t)) for t in done], default_cfg, phases)
     if not top:
         return None
-    runs = [(-1 if trialrecord.read(t).is_default else t.number, default_cfg if trialrecord.read(t).is_default
-             else rt.config_of(t), list(trialrecord.read(t).repetitions or [])) for t in ran]
+    runs = [(-1 if r.is_default else t.number, default_cfg if r.is_default else rt.config_of(t), list(r.repetitions))
+            for t in ran for r in (trialrecord.read(t),)]
 
     def measure(config: Config, is_default: bool, number: int) -> float | None:
         o = run_trial(rt, number, config, is_default, 1)

@@ -118,7 +118,7 @@ def first_flagged(study: optuna.Study, key: str, ran: bool = True) -> FrozenTria
     db = rdb(study)
     if db is None:
         return next((t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                     if getattr(trialrecord.read(t), key) and t.values and (trialrecord.read(t).ran or not ran)), None)
+                     if getattr(r := trialrecord.read(t), key) and t.values and (r.ran or not ran)), None)
     rows = _rows(db, "SELECT t.trial_id FROM trials t JOIN trial_user_attributes f ON f.trial_id = t.trial_id "
                      f"AND f.key = :key AND f.value_json = 'true' {_RAN if ran else ''}"
                      "JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "

@@ -28,7 +28,7 @@ def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) 
 
     def measure(number: int, n: int) -> list[float]:
         t = by_number[number]
-        o = run_trial(rt, 1_000_000 + number, rt.space.from_optuna(t.params), bool(trialrecord.read(t).is_default), n)
+        o = run_trial(rt, 1_000_000 + number, rt.space.from_optuna(t.params), trialrecord.read(t).is_default, n)
         extra[number] = list(o.repetitions)
         return [v for v in o.repetitions if v is not None]
 

@@ -47,7 +47,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         "metric": c.objective.metric, "direction": c.objective.direction, "time_spent_s": n.time_spent_s,
     }
     if best is not None:
-        is_def = bool(trialrecord.read(best).is_default)
+        is_def = trialrecord.read(best).is_default
         config = rt.config_of(best)
         export, export_default = recommended_config(rt, study, best)  # only settings that differ and matter
         settings = rt.settings_for(export, export_default)

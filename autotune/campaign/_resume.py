@@ -137,7 +137,7 @@ def completed_twin(study: optuna.Study, params: Mapping[str, Any]) -> FrozenTria
     The default trial is nobody's twin: it set nothing (``Runtime.settings_for``), a proposal with the same
     values sets them explicitly, and both are worth measuring."""
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if trialrecord.read(t).ran and not trialrecord.read(t).is_default and t.params == params and t.values:
+        if (r := trialrecord.read(t)).ran and not r.is_default and t.params == params and t.values:
             return t
     return None
 
@@ -152,4 +152,4 @@ def feasible_count(space: BoundSpace, limit: int = 4096) -> int | None:
 def completed_configs(study: optuna.Study) -> int:
     """Distinct configurations completed by non-default trials that ran."""
     return len({tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if trialrecord.read(t).ran and not trialrecord.read(t).is_default})
+                if (r := trialrecord.read(t)).ran and not r.is_default})

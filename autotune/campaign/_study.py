@@ -59,8 +59,7 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
     history = len(study.get_trials(deepcopy=False))
     if history and c.sampler.get("seed") is not None:  # resumed: continue the seeded sequence, never replay it
         study.sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted), history)
-    stored = trialrecord.read_study(study).cost or {}
-    if c.objective.cost is not None and stored != c.objective.cost.rule():
+    if c.objective.cost is not None and (stored := trialrecord.read_study(study).cost or {}) != c.objective.cost.rule():
         if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
             raise ConfigError(f"study {c.study!r}: its costs were told at 1 BB node-hour = {stored['exchange_rate']:g} "
                               f"node-hours, the campaign says {c.objective.cost.exchange_rate:g}: use another --study "
