@@ -148,16 +148,15 @@ def counts(study: optuna.Study) -> Counts:
     """Trials per state, run/failed/rule-breaking counts and the seconds of runs, by aggregate queries."""
     db = rdb(study)
     if db is None:
-        trials = study.get_trials(deepcopy=False)
-        ran = [t for t in trials if trialrecord.read(t).ran and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
+        trials = [(t, trialrecord.read(t)) for t in study.get_trials(deepcopy=False)]
+        ran = [(t, r) for t, r in trials if r.ran and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
         states: dict[str, int] = {}
-        for t in trials:
+        for t, _ in trials:
             states[t.state.name] = states.get(t.state.name, 0) + 1
-        return Counts(states, sum(t.state == TrialState.COMPLETE for t in ran),
-                      sum(t.state == TrialState.FAIL for t in ran), sum(bool(trialrecord.read(t).infeasible) for t in trials),
-                      sum(float(trialrecord.read(t).duration_s) for t in ran),
-                      sum(trialrecord.read(t).duplicate_of is not None for t in trials),
-                      sum(bool(trialrecord.read(t).dropped) for t in trials))
+        return Counts(states, sum(t.state == TrialState.COMPLETE for t, _ in ran),
+                      sum(t.state == TrialState.FAIL for t, _ in ran), sum(bool(r.infeasible) for _, r in trials),
+                      sum(float(r.duration_s) for _, r in ran), sum(r.duplicate_of is not None for _, r in trials),
+                      sum(bool(r.dropped) for _, r in trials))
     s = study._study_id
     states = {str(k): int(n) for k, n in _rows(db, "SELECT state, COUNT(*) FROM trials WHERE study_id = :s "
                                                    "GROUP BY state", s=s)}
