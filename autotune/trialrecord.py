@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -238,14 +238,24 @@ def _shallow(cls: type) -> dict[str, tuple[tuple[type, ...], bool]]:
     return out
 
 
+@cache
+def _defaults(cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fields' plain defaults, and the factories of those whose default is a fresh list or dict."""
+    plain = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+    return plain, {f.name: f.default_factory for f in fields(cls) if f.default is MISSING}
+
+
 def _read(cls: type, stored: Mapping[str, Any]) -> Any:
     shallow = _shallow(cls)
-    kept = {}
+    plain, factories = _defaults(cls)
+    values = {**plain, **{k: make() for k, make in factories.items()}}
     for key, value in stored.items():
         kind = shallow.get(key)
         if kind is not None and isinstance(value, kind[0]) and not (kind[1] and isinstance(value, bool)):
-            kept[key] = value
-    return cls(**kept)
+            values[key] = value
+    record = object.__new__(cls)  # the frozen dataclass's __init__ sets 47 fields one by one: per trial, too slow
+    record.__dict__.update(values)
+    return record
 
 
 def read(trial: Any) -> TrialRecord:
