@@ -253,7 +253,7 @@ def _read(cls: type, stored: Mapping[str, Any]) -> Any:
         kind = shallow.get(key)
         if kind is not None and isinstance(value, kind[0]) and not (kind[1] and isinstance(value, bool)):
             values[key] = value
-    record = object.__new__(cls)  # the frozen dataclass's __init__ sets 47 fields one by one: per trial, too slow
+    record: Any = object.__new__(cls)  # the frozen dataclass's __init__ sets 47 fields one by one: per trial, too slow
     record.__dict__.update(values)
     return record
 
