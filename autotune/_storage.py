@@ -10,7 +10,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-from autotune import _storelock
+from autotune import _storelock, trialrecord
 from autotune._storelock import engine_kwargs, sqlite_path, store_lock
 from autotune.errors import ConfigError, StoreUnreachable
 
@@ -184,5 +184,5 @@ def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:
 
 
 def enqueue_retry(study: optuna.Study, trial: FrozenTrial) -> None:
-    study.enqueue_trial(trial.params, user_attrs={"retry_of": trial.number,
-                                                   "is_default": bool(trial.user_attrs.get("is_default", False))})
+    study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number,
+                                                                   is_default=trialrecord.read(trial).is_default))

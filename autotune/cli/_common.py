@@ -136,3 +136,22 @@ class _DialectHelp(str):
 
 def dialect_help() -> str:
     return _DialectHelp("the hints dialect (default: env)")
+
+
+class DialectChoices:
+    """``--format``'s choices, the registered dialects, read only when argparse checks a value or prints them
+    (building the parser must not import the hints renderers: see ``_DialectHelp``)."""
+
+    def _names(self) -> list[str]:
+        from autotune.hints import DIALECTS
+
+        return DIALECTS.names()
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+    def __iter__(self) -> Any:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from autotune import trialrecord
 from autotune._yaml import plain_text
 from autotune.cli._common import add_overrides, dialect_help, lfs_path, load
 from autotune.errors import AutotuneError
@@ -41,8 +42,9 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
-    if isinstance(study.user_attrs.get("repeats"), int):  # what the campaign ran with (tune --repeats)
-        rt.campaign = c = c.with_overrides(objective=replace(c.objective, repeats=study.user_attrs["repeats"]))
+    repeats = trialrecord.read_study(study).repeats
+    if repeats is not None:  # what the campaign ran with (tune --repeats)
+        rt.campaign = c = c.with_overrides(objective=replace(c.objective, repeats=repeats))
     n = counts(study)  # aggregate queries: a status of a 100,000-trial study reads a handful of trials
     running = trials_in(study, (TrialState.RUNNING,))
     shown = ", ".join(str(t.number) for t in running[:20]) + (f", ... ({len(running) - 20} more)" if len(running) > 20 else "")
@@ -62,11 +64,12 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         if len(trials) < n.total:
             print(f"the last {len(trials)} of {n.total} trials (--all-trials lists every one):")
         for t in trials:
-            if t.user_attrs.get("infeasible"):
+            rec = trialrecord.read(t)
+            if rec.infeasible:
                 continue
-            reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in t.user_attrs.get("repetitions", []))
+            reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in rec.repetitions)
             val = f"{t.values[0]:.4g}" if t.values else "-"
-            cost = t.user_attrs.get("cost") or {}
+            cost = rec.cost or {}
             val += f" cost {cost['cost']:.4g}" if "cost" in cost else ""
             print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}")
     return 0

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.cli._common import add_overrides, lfs_path, load, warn_stack
+from autotune.cli._common import DialectChoices, add_overrides, dialect_help, lfs_path, load, warn_stack
 from autotune.errors import AutotuneError, ConfigError
 
 
@@ -22,8 +22,6 @@ def register(sub: Any) -> None:
 
 
 def register_jobs(sub: Any) -> None:
-    from autotune.hints import DIALECTS  # the export formats: one registry, `job` included
-
     a = sub.add_parser("ask", help="the configuration a production job runs (eval \"$(autotune ask ...)\")")
     a.add_argument("campaign")
     add_overrides(a)
@@ -53,7 +51,7 @@ def register_jobs(sub: Any) -> None:
                    help="a campaign file, or an application's name (with --storage: its recorded studies)")
     add_overrides(h)
     h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
-    h.add_argument("--format", choices=DIALECTS.names(), default="env")
+    h.add_argument("--format", choices=DialectChoices(), default="env", metavar="FORMAT", help=dialect_help())
     h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
     h.set_defaults(run=cmd_hints)

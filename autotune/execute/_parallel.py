@@ -7,6 +7,7 @@ from typing import Any
 
 import optuna
 
+from autotune import trialrecord
 from autotune.campaign import CampaignLoop, TrialOutcome
 from autotune.space import Config
 
@@ -28,9 +29,8 @@ class ParallelLoop(CampaignLoop):
         self.submit, self.wait, self.parallel = submit, wait, max(1, parallel)
 
     def _submit(self, study: optuna.Study, trial: optuna.Trial, config: Config, incumbent: float | None) -> Any:
-        retry_of = trial.user_attrs.get("retry_of")
-        return self.submit(trial.number, dict(config), bool(trial.user_attrs.get("is_default", False)),
-                           int(retry_of) if retry_of is not None else None, incumbent)
+        rec = trialrecord.read(trial)
+        return self.submit(trial.number, dict(config), rec.is_default, rec.retry_of, incumbent)
 
     def _wait(self, handles: list[Any]) -> list[tuple[Any, TrialOutcome]]:
         return self.wait(handles)

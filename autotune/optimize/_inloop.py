@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from optuna.trial import FrozenTrial
 
+from autotune import trialrecord
 from autotune.optimize._adaptive import DEFAULT_MARGIN
 from autotune.optimize._prior import MAX_CANDIDATES, candidates, coordinate_ascent, model_metric, model_ranked
 from autotune.optimize._start import informative
@@ -49,7 +50,7 @@ RHO_LOW, RHO_HIGH = 0.2, 0.8
 MIN_RHO_TRIALS = 5
 WIN_MARGIN = DEFAULT_MARGIN  # 3%: one run's typical shortfall on a quiet shared file system
 MOVED = 0.05  # a constant "moved" when it is more than 5% away from its start value
-SOURCE_ATTR = "proposed_by"
+SOURCE_ATTR = trialrecord.PROPOSED_BY  # the trial record field naming who proposed a trial
 
 
 def share(rho: float, losses: int) -> float:
@@ -89,7 +90,7 @@ def model_losses(trials: Sequence[FrozenTrial], maximize: bool, margin: float = 
     losses = 0
     for t in sorted(trials, key=lambda t: t.number):
         v = float(t.value)  # type: ignore[arg-type]
-        if t.user_attrs.get(SOURCE_ATTR) == "model":
+        if trialrecord.read(t).proposed_by == "model":
             won = best is None or (v > best * (1 + margin) if maximize else v * (1 + margin) < best)
             losses = 0 if won else losses + 1
         if best is None or (v > best if maximize else v < best):
@@ -167,7 +168,7 @@ class ModelArm:
             recent = [t for t in sorted(ok, key=lambda t: -t.number) if t.number not in taken][:MAX_RUNS - len(best)]
             ok = best + recent
         # the default trial ran the system's defaults (only the fixed settings applied), as `autotune model fit` reads it
-        return [MeasuredRun(self.space.pattern, dict(self.space.fixed) if t.user_attrs.get("is_default")
+        return [MeasuredRun(self.space.pattern, dict(self.space.fixed) if trialrecord.read(t).is_default
                             else self.space.from_optuna(t.params), float(t.value), self.metric)  # type: ignore[arg-type]
                 for t in ok]
 

@@ -28,8 +28,9 @@ import optuna
 from optuna.distributions import BaseDistribution
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune.optimize._bridge import bridge_move
-from autotune.optimize._inloop import SOURCE_ATTR, ModelArm
+from autotune.optimize._inloop import ModelArm
 from autotune.space import CATALOGUE, BoundParam, BoundSpace
 
 Move = tuple[tuple[str, str], ...]  # ((optuna name, step), ...)
@@ -115,7 +116,7 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
         trials = study.get_trials(deepcopy=False)
         done = self._done(trials)
         if self.model is not None and done:
-            n_model = sum(1 for t in trials if t.user_attrs.get(SOURCE_ATTR) == "model")
+            n_model = sum(1 for t in trials if trialrecord.read(t).proposed_by == "model")
             if self.model.turn(n_model, len(done)):
                 cfg = self.model.propose({tuple(sorted(t.params.items())) for t in trials if t.params})
                 if cfg is not None:
@@ -152,16 +153,15 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
         if self.model is not None:  # refit to what completed so far; the trial records the constants in force
             done = self._done(study.get_trials(deepcopy=False))
             self.model.update(done)
-            for k, v in self.model.attrs(len(done)).items():
-                study._storage.set_trial_user_attr(trial._trial_id, k, v)
+            trialrecord.write_stored(study._storage, trial._trial_id, **self.model.attrs(len(done)))
 
     def _done(self, trials: list[FrozenTrial]) -> list[FrozenTrial]:
         return [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None
-                and t.user_attrs.get("ran") and all(k in t.params for k in self._params)]
+                and trialrecord.read(t).ran and all(k in t.params for k in self._params)]
 
     def _source(self, study: optuna.Study, trial: FrozenTrial, source: str) -> None:
         if self.model is not None:
-            study._storage.set_trial_user_attr(trial._trial_id, SOURCE_ATTR, source)
+            trialrecord.write_stored(study._storage, trial._trial_id, proposed_by=source)
 
     def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
                     values: Sequence[float] | None) -> None:
@@ -199,7 +199,7 @@ class AutotuneSampler(optuna.samplers.BaseSampler):
         maximize = study.direction == optuna.study.StudyDirection.MAXIMIZE
         inc = (max if maximize else min)(done, key=lambda t: float(t.value))  # type: ignore[arg-type]
         seen = {tuple(sorted(t.params.items())) for t in trials if t.params}
-        off = set(inc.user_attrs.get("hints_not_in_effect") or {})
+        off = set(trialrecord.read(inc).hints_not_in_effect)
         quiet = {n for n, p in self._params.items() if CATALOGUE.get(p.name) and CATALOGUE[p.name].mpi_info in off}
         aligned, compound = self._aligned()
         moves = self._moves(quiet) + compound

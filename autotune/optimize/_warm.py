@@ -7,6 +7,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState, create_trial
 
+from autotune import trialrecord
 from autotune._storage import make_storage
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
@@ -21,7 +22,7 @@ def load_source(storage: str, study: str) -> optuna.Study:
 
 def _done(source: optuna.Study) -> list[optuna.trial.FrozenTrial]:
     return [t for t in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and t.values]
+            if trialrecord.read(t).ran and t.values]
 
 
 def warm_configs(source: optuna.Study, space: BoundSpace, top: int) -> list[Config]:
@@ -48,7 +49,7 @@ def add_history(study: optuna.Study, source: optuna.Study, space: BoundSpace) ->
         try:
             params = {k: t.params[k] for k in dists}
             study.add_trial(create_trial(params=params, distributions=dists, value=t.values[0],
-                                         user_attrs={"warm_start_of": t.number}))
+                                         user_attrs=trialrecord.attrs(warm_start_of=t.number)))
         except (KeyError, ValueError):
             continue
         n += 1

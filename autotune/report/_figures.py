@@ -9,6 +9,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune.campaign import CostObjective, Point, Runtime, best_trial, default_trial, points, ran_trials, summary, value_of
 from autotune.tiers import DATAWARP, TIERS, Tier
 
@@ -98,26 +99,24 @@ def _int(v: Any) -> int | None:
 
 
 def _row(rt: Runtime, t: FrozenTrial) -> TrialRow:
-    ua = t.user_attrs
-    config = dict(ua.get("config") or rt.config_of(t))
-    eff = ua.get("hints_in_effect") or {}
-    runs = ua.get("run_info") or []
-    wall = sum(float(r.get("wall_s", 0.0)) for r in runs if isinstance(r, dict))
-    if not runs:
-        wall = float(ua.get("duration_s", 0.0))
+    rec = trialrecord.read(t)
+    config = dict(rec.config or rt.config_of(t))
+    eff = rec.hints_in_effect
+    wall = sum(float(r.get("wall_s", 0.0)) for r in rec.run_info if isinstance(r, dict))
+    if not rec.run_info:
+        wall = float(rec.duration_s)
     bb = _int(config.get("bb.nodes", eff.get("bb_nodes")))
     if bb is None and rt.campaign.fs.tier is DATAWARP:
         bb = _int(rt.space.default_config().get("bb.nodes"))
     stripe = _int(config.get("lustre.stripe_count", eff.get("striping_factor")))
     aggs = _int(config.get("mpiio.cb_nodes", eff.get("cb_nodes")))
-    reps = tuple(None if v is None else float(v) for v in ua.get("repetitions", []))
-    return TrialRow(t.number, t.state.name, value_of(t), reps, config, bool(ua.get("is_default")), wall, bb, stripe, aggs,
-                    str(ua.get("service") or ""))
+    reps = tuple(None if v is None else float(v) for v in rec.repetitions)
+    return TrialRow(t.number, t.state.name, value_of(t), reps, config, rec.is_default, wall, bb, stripe, aggs, rec.service)
 
 
 def importance(study: optuna.Study) -> dict[str, float]:
     """Parameter importance (fANOVA) over the completed trials that were run; empty when too few."""
-    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.user_attrs.get("ran")]
+    done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if trialrecord.read(t).ran]
     varying = {k for t in done for k in t.params if len({repr(u.params.get(k)) for u in done}) > 1}
     if len(done) < 4 or not varying or len({value_of(t) for t in done}) < 2:
         return {}

@@ -8,6 +8,7 @@ from typing import Any
 
 import optuna
 
+from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
 from autotune.service._hints import Known, gain, recommended
@@ -31,36 +32,34 @@ def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
     from autotune.space import load_space
     from autotune.systems import load_system
 
-    found: list[tuple[int, str, dict[str, Any]]] = []
+    found: list[tuple[int, str]] = []
     systems: set[str] = set()
     for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
-        ua = s.user_attrs
-        if ua.get("app") != app:
+        summary = trialrecord.read_study(s)
+        if summary.app != app:
             continue
-        systems.add(str(ua.get("system")))
-        if system is None or ua.get("system") == system:
-            found.append((s._study_id, s.study_name, dict(ua)))  # ids grow with creation: the newest first
-    for _, name, attrs in sorted(found, reverse=True):
+        systems.add(str(summary.system))
+        if system is None or summary.system == system:
+            found.append((s._study_id, s.study_name))  # ids grow with creation: the newest first
+    for _, name in sorted(found, reverse=True):
         study = optuna.load_study(study_name=name, storage=storage)
         best, default = recorded(study)  # the study's best-trial record, caught up
         if best is None:
             continue
-        attrs = {**attrs, **study.user_attrs}
+        rec = trialrecord.read_study(study)
         try:
-            profile = load_system(str(attrs["system"]))
-        except (ConfigError, KeyError) as exc:
-            raise ConfigError(f"study {name!r}: system profile {attrs.get('system')!r} is not shipped ({exc}); "
+            profile = load_system(str(rec.system))
+        except ConfigError as exc:
+            raise ConfigError(f"study {name!r}: system profile {rec.system!r} is not shipped ({exc}); "
                               "give the campaign file instead of the app name") from None
-        fs = profile.filesystem(attrs.get("filesystem"))
-        pattern = IOPattern.from_dict({k: v for k, v in (attrs.get("pattern") or {}).items()
+        fs = profile.filesystem(rec.filesystem)
+        pattern = IOPattern.from_dict({k: v for k, v in (rec.pattern or {}).items()
                                        if k not in ("data_bytes", "ranks_per_node") and v is not None}, f"study {name!r} pattern")
-        space = load_space(str(attrs.get("space"))).bind(profile, fs, pattern)
-        config = recommended(attrs, best, space.from_optuna(best.params), space.default_config())
+        space = load_space(str(rec.space)).bind(profile, fs, pattern)
+        config = recommended(rec, best, space.from_optuna(best.params), space.default_config())
         g, interval = gain(best, default, study.direction == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
-        conf = attrs.get("confirmation")
-        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval,
-                      conf if isinstance(conf, dict) else None)
+        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval, rec.confirmation)
         others = sorted(systems - {profile.name}) if system is None else []
         return AppHints(resolve(config, profile, fs, pattern), profile.mpi_flavour, known, others)
     return None

@@ -24,6 +24,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.service._policy import Policy, explore, measured, sandbox
 from autotune.space import Config
@@ -72,16 +73,16 @@ def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
     running = (db._get_trials(study._study_id, (TrialState.RUNNING,), set(), settled(study)) if db is not None
                else trials_in(study, (TrialState.RUNNING,)))
     for t in running:
-        deadline = t.user_attrs.get("expires_at")
+        rec = trialrecord.read(t)
         started = t.datetime_start.timestamp() if t.datetime_start else now
         why = ""
-        if t.user_attrs.get("service") and isinstance(deadline, (int, float)) and deadline < now:
+        if rec.service and rec.expires_at is not None and rec.expires_at < now:
             why = "expired: the job never told its result"
-        elif not t.user_attrs.get("worker") and now - started > ABANDONED_S:
+        elif not rec.worker and now - started > ABANDONED_S:
             why = "abandoned: asked, but never claimed by a job or a campaign worker"
         if why:
             try:
-                study._storage.set_trial_user_attr(t._trial_id, "error", why)
+                trialrecord.write_stored(study._storage, t._trial_id, error=why)
                 study.tell(t.number, state=TrialState.FAIL)
             except (RuntimeError, ValueError):  # another ask/tell expired it a moment earlier
                 continue
@@ -132,18 +133,18 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
             study.add_trial(r)
         if trial is not None:
             t = box._storage.get_trial(trial._trial_id)
-            frozen = _create(study, t.params, t.distributions, {**t.user_attrs, **attrs}, t.system_attrs)
+            frozen = _create(study, t.params, t.distributions, trialrecord.attrs(t, **attrs), t.system_attrs)
     if frozen is None:
         attrs["service"] = "best" if best is not None else "default"
         try:
             frozen = _create(study, rt.space.to_optuna(best_cfg), rt.space.distributions(),
-                             {"is_default": best is None, **attrs})
+                             trialrecord.attrs(is_default=best is None, **attrs))
         except ValueError:  # the best was measured in a wider space than the campaign's now: the defaults
             attrs["service"] = "default"
             frozen = _create(study, rt.space.to_optuna(rt.space.default_config()), rt.space.distributions(),
-                             {"is_default": True, **attrs})
+                             trialrecord.attrs(is_default=True, **attrs))
     return Assignment(c.study, rt.config_of(frozen), str(attrs["service"]), frozen.number, token,
-                      bool(frozen.user_attrs.get("is_default")), now)
+                      trialrecord.read(frozen).is_default, now)
 
 
 def parse_ref(ref: str) -> tuple[str, int, str]:
@@ -167,17 +168,16 @@ def tell(study: optuna.Study, ref: str, *, value: float | None = None, failure: 
     except KeyError:
         raise ConfigError(f"AUTOTUNE_TRIAL: study {name!r} has no trial {number}") from None
     t = study._storage.get_trial(tid)
-    if not hmac.compare_digest(str(t.user_attrs.get("service_token_sha256", "")), _sha(token)):
+    if not hmac.compare_digest(trialrecord.read(t).service_token_sha256, _sha(token)):
         raise ConfigError(f"AUTOTUNE_TRIAL: the token does not match trial {number} of study {name!r} "
                           "(only the job that asked for it may tell it)")
     if t.state != TrialState.RUNNING:
-        why = t.user_attrs.get("error") or t.state.name
+        why = trialrecord.read(t).error or t.state.name
         raise ConfigError(f"AUTOTUNE_TRIAL: trial {number} of study {name!r} is already finished ({why}): not told again")
-    for k, v in {**(extra or {}), "told_at": time.time(), "ran": True,
-                 "repetitions": [value] if value is not None else [None]}.items():
-        study._storage.set_trial_user_attr(tid, k, v)
+    trialrecord.write_stored(study._storage, tid, **{**(extra or {}), "told_at": time.time(), "ran": True,
+                                                     "repetitions": [value] if value is not None else [None]})
     if failure is not None or value is None:
-        study._storage.set_trial_user_attr(tid, "error", failure or "no metric")
+        trialrecord.write_stored(study._storage, tid, error=failure or "no metric")
         study.tell(number, state=TrialState.FAIL)
     else:
         study.tell(number, value)

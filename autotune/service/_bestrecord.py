@@ -20,17 +20,21 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
-KEY = "best_record"
+from autotune import trialrecord
+
+KEY = "best_record"  # the study attribute (trialrecord.StudyRecord.best_record)
 VERSION = 1
 REFRESH = 0.01  # the median is recomputed once the completed runs grew by 1 % since it was
 BASIS_KEYS = ("metric_kind", "plausible_max", "space_searched")
+_RAN, _DEFAULT = trialrecord.RAN, trialrecord.IS_DEFAULT
 _DONE = ("FROM trials t JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
-         "JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = 'ran' AND ran.value_json = 'true' "
+         f"JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = '{_RAN}' AND ran.value_json = 'true' "
          "WHERE t.study_id = :s AND t.state = 'COMPLETE' AND v.value_type = 'FINITE' ")
 _FIRST_DEFAULT = (  # ``campaign.default_trial``'s query, over the trials above a watermark
     "SELECT t.number, t.trial_id FROM trials t JOIN trial_user_attributes d ON d.trial_id = t.trial_id "
-    "AND d.key = 'is_default' AND d.value_json = 'true' JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id "
-    "AND ran.key = 'ran' AND ran.value_json = 'true' JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
+    f"AND d.key = '{_DEFAULT}' AND d.value_json = 'true' "
+    f"JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = '{_RAN}' AND ran.value_json = 'true' "
+    "JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
     "WHERE t.study_id = :s AND t.state = 'COMPLETE' AND t.trial_id > :lo ORDER BY t.number LIMIT 1")
 
 
@@ -60,7 +64,7 @@ def parse_record(raw: Any) -> dict[str, Any] | None:
 def settled(study: optuna.Study) -> int:
     """The recorded watermark (0: no record): every trial at or below it is finished, so a search for the
     running trials need only read the ids above it."""
-    rec = parse_record(study.user_attrs.get(KEY))
+    rec = parse_record(trialrecord.read_study(study).best_record)
     return int(rec["upto"]) if rec is not None else 0
 
 
@@ -95,9 +99,9 @@ def known(study: optuna.Study, write: bool = True) -> tuple[FrozenTrial | None, 
     if db is None or len(study.directions) != 1:
         return best_trial(study), default_trial(study)
     maximize = study.direction == optuna.study.StudyDirection.MAXIMIZE
-    attrs = study.user_attrs
-    basis = record_basis(attrs, maximize)
-    rec = parse_record(attrs.get(KEY))
+    stored = trialrecord.read_study(study)
+    basis = record_basis({k: getattr(stored, k) for k in BASIS_KEYS}, maximize)
+    rec = parse_record(stored.best_record)
     if rec is None or rec["basis"] != basis:
         return _rebuild(study, db, basis, watermark(db, study._study_id), write)
     upto = max(rec["upto"], watermark(db, study._study_id, rec["upto"]))
@@ -171,6 +175,6 @@ def _trial(db: Any, ref: list[Any] | None) -> FrozenTrial | None:
 def _write(study: optuna.Study, rec: dict[str, Any]) -> None:
     """Keep the record (a reader that may not write, or a store busy for a moment, simply leaves it stale)."""
     try:
-        study._storage.set_study_user_attr(study._study_id, KEY, rec)
+        trialrecord.store_study(study, best_record=rec)
     except Exception:  # noqa: BLE001 - the record is an optimisation: the next reader catches up again
         pass

@@ -10,6 +10,7 @@ import numpy as np
 import optuna
 from optuna.trial import FrozenTrial
 
+from autotune import trialrecord
 from autotune.hints import inert, measured_phases
 
 BOOTSTRAP = 2000
@@ -32,9 +33,9 @@ class Known:
         """The settings to hand out with campaign runtime ``rt``: the confirmed recommendation, else the best
         trial's settings that differ from the default and can act (what ``autotune export`` prints)."""
         c = rt.campaign
-        attrs = {"fixed": dict(rt.space.fixed), "metric": c.objective.metric,
-                 "pattern": {"phases": list(c.app.pattern.phases)}, "confirmation": self.confirmation}
-        return recommended(attrs, self.frozen, rt.config_of(self.frozen), rt.space.default_config())
+        rec = trialrecord.StudyRecord(fixed=dict(rt.space.fixed), metric=c.objective.metric,
+                                      pattern={"phases": list(c.app.pattern.phases)}, confirmation=self.confirmation)
+        return recommended(rec, self.frozen, rt.config_of(self.frozen), rt.space.default_config())
 
     def describe(self) -> str:
         c = self.confirmation
@@ -50,17 +51,17 @@ class Known:
         return f"from study {self.study!r} trial {self.trial} ({self.match}, {self.date}): {g}"
 
 
-def recommended(attrs: dict[str, Any], best: FrozenTrial, config: dict[str, Any], default: dict[str, Any]
+def recommended(study: trialrecord.StudyRecord, best: FrozenTrial, config: dict[str, Any], default: dict[str, Any]
                 ) -> dict[str, Any]:
     """The settings a campaign recommends: its confirmation's (changed settings that proved to matter),
     else the best trial's settings that differ from the default and can act on the measured phases."""
-    fixed = dict(attrs.get("fixed") or {})
-    conf = attrs.get("confirmation")
-    if isinstance(conf, dict):
+    fixed = dict(study.fixed or {})
+    conf = study.confirmation
+    if conf is not None:
         return {**fixed, **dict(conf.get("recommended") or {})}
-    if best.user_attrs.get("is_default"):
+    if trialrecord.read(best).is_default:
         return fixed
-    phases = measured_phases(str(attrs.get("metric", "")), (attrs.get("pattern") or {}).get("phases") or ("write",))
+    phases = measured_phases(study.metric or "", (study.pattern or {}).get("phases") or ("write",))
     changed = {k: v for k, v in config.items() if default.get(k) != v}
     for name in inert(changed, phases):
         changed.pop(name)
@@ -68,7 +69,7 @@ def recommended(attrs: dict[str, Any], best: FrozenTrial, config: dict[str, Any]
 
 
 def _reps(t: FrozenTrial) -> list[float]:
-    vals = t.user_attrs.get("repetitions") or (t.values[:1] if t.values else [])
+    vals = trialrecord.read(t).repetitions or (t.values[:1] if t.values else [])
     return [float(v) for v in vals if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
 
 
@@ -113,14 +114,14 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
 
     ranked: list[tuple[float, str, str]] = []
     for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
-        ua = s.user_attrs
+        rec = trialrecord.read_study(s)
         if s.study_name == study_name:
             ranked.append((-1.0, s.study_name, "exact"))
-        elif ua.get("system") == system and ua.get("space") == space_name:
-            if ua.get("app") == app:
+        elif rec.system == system and rec.space == space_name:
+            if rec.app == app:
                 ranked.append((0.0, s.study_name, "same app"))
-            elif isinstance(ua.get("pattern"), dict):
-                dist = pattern_distance(pattern, ua["pattern"])
+            elif rec.pattern is not None:
+                dist = pattern_distance(pattern, rec.pattern)
                 ranked.append((1.0 + dist, s.study_name, f"nearest pattern (distance {dist:.1f})"))
     for _, name, match in sorted(ranked):
         study = optuna.load_study(study_name=name, storage=storage)
@@ -131,6 +132,6 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
             continue
         g, interval = gain(best, default, study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
-        conf = study.user_attrs.get("confirmation")
-        return Known(best, name, best.number, when, match, g, interval, conf if isinstance(conf, dict) else None)
+        conf = trialrecord.read_study(study).confirmation
+        return Known(best, name, best.number, when, match, g, interval, conf)
     return None

@@ -23,6 +23,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial
 
+from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace, Config
 
@@ -125,7 +126,7 @@ def measured(trials: Sequence[optuna.trial.FrozenTrial], maximize: bool, config_
     """The completed, really run ``trials`` as (configuration, score)."""
     out = []
     for t in trials:
-        if t.state != optuna.trial.TrialState.COMPLETE or not t.user_attrs.get("ran"):
+        if t.state != optuna.trial.TrialState.COMPLETE or not trialrecord.read(t).ran:
             continue
         s = score(t.values[0], maximize) if t.values else None
         if s is not None:
@@ -142,8 +143,7 @@ def sandbox(study: optuna.Study, window: Sequence[optuna.trial.FrozenTrial],
     proposes from it, so its cost is bounded by the window, not by the study's history, and the real
     study gets only the finished records and the job's own trial (``record``)."""
     box = optuna.create_study(directions=study.directions, sampler=sampler)
-    for k, v in study.user_attrs.items():
-        box.set_user_attr(k, v)
+    trialrecord.copy_study(study, box)
     box.add_trials([t for t in window if t.state.is_finished()])
     return box
 
@@ -167,11 +167,10 @@ def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, max
         why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history)
         if not why:
             return trial, rejected
-        trial.set_user_attr("rejected_by", why)
-        trial.set_user_attr("worker", "service")
+        trialrecord.write(trial, rejected_by=why, worker="service")
         if why == "rules":
             broke += 1
-            trial.set_user_attr("infeasible", sorted(n for n, v in violations.items() if v > 0))
+            trialrecord.write(trial, infeasible=sorted(n for n, v in violations.items() if v > 0))
             rejected.append(box.tell(trial, worst_values(box)))
         else:
             judged += 1

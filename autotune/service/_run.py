@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 import optuna
 
+from autotune import trialrecord
 from autotune.errors import AutotuneError, ConfigError
 from autotune.service._asktell import Assignment, ask, tell
 from autotune.service._bestrecord import known_best
@@ -32,18 +33,14 @@ def _open(rt: Any, create: bool) -> optuna.Study:
         c.workdir.mkdir(parents=True, exist_ok=True)
     try:
         study = open_study(c, rt.space, create=False, fast=True)  # the usual case: set up already, no lock taken
-        attrs = study.user_attrs  # one query (the property reads the store on every access)
-        if all(attrs.get(k) == v for k, v in rt.info().items()):
+        if not trialrecord.study_changes(study, **rt.info()):  # one query (the property reads the store each time)
             return study
     except ConfigError as exc:  # no store, no tables yet (another job is creating them) or no study: set up below
         if "not found" not in str(exc) and "no study tables found" not in str(exc):
             raise
     with store_lock(c.storage, "study-setup"):
         study = open_study(c, rt.space)
-        attrs = study.user_attrs
-        for k, v in rt.info().items():
-            if attrs.get(k) != v:
-                study.set_user_attr(k, v)
+        trialrecord.write_study(study, **rt.info())
     return study
 
 

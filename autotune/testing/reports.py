@@ -13,6 +13,7 @@ import numpy as np
 import optuna
 import pytest
 
+from autotune import trialrecord
 from autotune._paths import REPO_ROOT as ROOT
 
 EXPERIMENTS = ROOT / "experiments" / "campaigns"  # a source checkout (the tests run there)
@@ -34,23 +35,23 @@ def trials_run(storage: str, study: str) -> int:
         s = optuna.load_study(study_name=study, storage=storage)
     except KeyError:
         return 0
-    return sum(1 for t in s.trials if t.user_attrs.get("ran") and t.state.name in ("COMPLETE", "FAIL"))
+    return len(trialrecord.ran_trials(s.trials))
 
 
 def recompute(storage: str, study: str, nodes: int) -> dict[str, Any]:
     """The figures of a study straight from its Optuna storage (independently of autotune.report)."""
     s = optuna.load_study(study_name=study, storage=storage)
-    ran = [t for t in s.trials if t.user_attrs.get("ran") and t.state.name in ("COMPLETE", "FAIL")]
+    ran = trialrecord.ran_trials(s.trials)
     done = [t for t in ran if t.state.name == "COMPLETE" and t.values]
     maximize = s.directions[0] == optuna.study.StudyDirection.MAXIMIZE
     best = (max if maximize else min)(done, key=lambda t: float(t.values[0]))
-    default = next(t for t in done if t.user_attrs.get("is_default"))
-    wall = sum(r["wall_s"] for t in ran for r in t.user_attrs["run_info"])
+    default = next(t for t in done if trialrecord.read(t).is_default)
+    wall = sum(r["wall_s"] for t in ran for r in trialrecord.read(t).run_info)
     best_value, default_value = float(best.values[0]), float(default.values[0])
     speed = best_value / default_value if maximize else default_value / best_value
     return {"best_value": best_value, "best_trial": best.number, "default_value": default_value,
             "speedup_over_default": speed, "node_hours": wall * nodes / 3600, "trials_run": len(ran),
-            "best_repetitions": best.user_attrs["repetitions"], "trials": ran, "maximize": maximize}
+            "best_repetitions": trialrecord.read(best).repetitions, "trials": ran, "maximize": maximize}
 
 
 def mlflow_best(uri: str, study: str, metric: str, maximize: bool) -> float:

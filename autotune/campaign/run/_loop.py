@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import optuna
 from optuna.trial import TrialState
 
+from autotune import trialrecord
 from autotune._storelock import store_lock
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import clean_stale_data
@@ -23,7 +24,7 @@ from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._show import trial_line, trial_record
 from autotune.campaign.run._trial import TrialOutcome, run_trial
 from autotune.campaign.study import _resume
-from autotune.campaign.study._objectives import COST_ATTR, cost_parts, told_values, value_of, worst_values
+from autotune.campaign.study._objectives import cost_parts, told_values, value_of, worst_values
 from autotune.campaign.study._report import summary, summary_text
 from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
 from autotune.campaign.study._study import best_trial, enqueue_retry, heartbeat, open_study, ran_trials, recover_interrupted
@@ -102,9 +103,7 @@ class CampaignLoop:
         study = open_study(self.c, rt.space)
         info = rt.info()
         _resume.check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
-        for k, v in info.items():
-            if study.user_attrs.get(k) != v:
-                study.set_user_attr(k, v)
+        trialrecord.write_study(study, **info)
         _resume.record_space(study, rt.space.distributions())
         interrupted = recover_interrupted(study)
         if interrupted:
@@ -112,14 +111,14 @@ class CampaignLoop:
         for line in _resume.drop_queued_outside(study, rt.space.distributions()):
             self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
         if not study.get_trials(deepcopy=False):
-            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs={"is_default": True},
+            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs=trialrecord.attrs(is_default=True),
                                 skip_if_exists=True)
             if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
-                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs={"baseline": True})
+                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
-                study.enqueue_trial(rt.space.to_optuna(config), user_attrs={"initial": True})
+                study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
         return study
 
     def _clean_stale_data(self) -> None:
@@ -176,9 +175,9 @@ class CampaignLoop:
     @staticmethod
     def _default_taken(study: optuna.Study, number: int) -> bool:
         """True when an earlier trial already is (or runs) the default configuration."""
-        return any(t.number < number and t.user_attrs.get("is_default") and not t.user_attrs.get("duplicate_default")
-                   and not t.user_attrs.get("interrupted") and t.state != TrialState.WAITING
-                   for t in study.get_trials(deepcopy=False))
+        return any(t.number < number and r.is_default and not r.duplicate_default and not r.interrupted
+                   and t.state != TrialState.WAITING
+                   for t in study.get_trials(deepcopy=False) for r in (trialrecord.read(t),))
 
     def _budget_left(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
         b = self.c.budget
@@ -207,11 +206,10 @@ class CampaignLoop:
     def _wait(self, handles: list[Any]) -> list[tuple[Any, TrialOutcome]]:
         """Block until at least one submitted trial finished; ``[(handle, outcome)]``."""
         study, trial, config, incumbent = self._queued
-        retry_of = trial.user_attrs.get("retry_of")
+        rec = trialrecord.read(trial)
         with heartbeat(study, trial):
-            outcome = run_trial(self.rt, trial.number, config, bool(trial.user_attrs.get("is_default", False)),
-                                self.c.objective.repeats, retry_of=int(retry_of) if retry_of is not None else None,
-                                incumbent=incumbent)
+            outcome = run_trial(self.rt, trial.number, config, rec.is_default, self.c.objective.repeats,
+                                retry_of=rec.retry_of, incumbent=incumbent)
         return [(trial.number, outcome)]
 
     def _stop(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
@@ -301,30 +299,28 @@ class CampaignLoop:
         trial.set_constraint("rules", max(violations.values(), default=0.0))
         broken = sorted(n for n, v in violations.items() if v > 0)
         if broken:
-            trial.set_user_attr("infeasible", broken)
+            trialrecord.write(trial, infeasible=broken)
             study.tell(trial, worst_values(study))
             return None
-        if trial.user_attrs.get("is_default") and self._default_taken(study, trial.number):
-            trial.set_user_attr("duplicate_default", True)  # another worker enqueued it at the same instant
+        if trialrecord.read(trial).is_default and self._default_taken(study, trial.number):
+            trialrecord.write(trial, duplicate_default=True)  # another worker enqueued it at the same instant
             study.tell(trial, state=TrialState.FAIL)
             return None
-        trial.set_user_attr("worker", rt.worker)
-        trial.set_user_attr("ran", True)
+        trialrecord.write(trial, worker=rt.worker, ran=True)
         return trial, config
 
     def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
         """Store a finished trial's outcome, tell Optuna, track it and show it."""
-        for k, v in outcome.user_attrs().items():
-            trial.set_user_attr(k, v)
+        trialrecord.write(trial, **outcome.record())
         cost = None
         if outcome.ok:
             parts = cost_parts(self.c, outcome, self.rt.space.default_config().get("bb.nodes"))
             if self.c.objective.cost is not None and parts is not None:
                 cost = parts.as_dict(self.c.objective.cost.exchange_rate)
-                trial.set_user_attr(COST_ATTR, cost)
+                trialrecord.write(trial, cost=cost)
             study.tell(trial, told_values(self.c, outcome, parts))
         else:
-            trial.set_user_attr("error", outcome.error)
+            trialrecord.write(trial, error=outcome.error)
             study.tell(trial, state=TrialState.FAIL)
         self.tracker.log_trial(trial_record(self.c, outcome, cost))
         self._show(bar, study, outcome)
@@ -334,9 +330,7 @@ class CampaignLoop:
     def _mark_interrupted(self, study: optuna.Study, trials: list[optuna.Trial]) -> None:
         """Ctrl-C/SIGTERM: the running trials fail, do not count, and their configurations run again."""
         for trial in trials:
-            trial.set_user_attr("error", "interrupted by the user; runs again on resume")
-            trial.set_user_attr("ran", False)
-            trial.set_user_attr("interrupted", True)
+            trialrecord.write(trial, error="interrupted by the user; runs again on resume", ran=False, interrupted=True)
             study.tell(trial, state=TrialState.FAIL)
             enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
         numbers = ", ".join(str(t.number) for t in trials)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import optuna
 from optuna.trial import TrialState
 
+from autotune import trialrecord
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._objectives import value_of
@@ -19,22 +20,22 @@ def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) 
 
     c = rt.campaign
     done = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-            if t.user_attrs.get("ran") and value_of(t) is not None]
+            if trialrecord.read(t).ran and value_of(t) is not None]
     by_number = {t.number: t for t in done}
-    cands = [Candidate(t.number, [v for v in t.user_attrs.get("repetitions", []) if v is not None]
+    cands = [Candidate(t.number, [v for v in trialrecord.read(t).repetitions if v is not None]
                        or [float(value_of(t) or 0.0)]) for t in done]
     extra: dict[int, list[float | None]] = {}
 
     def measure(number: int, n: int) -> list[float]:
         t = by_number[number]
-        o = run_trial(rt, 1_000_000 + number, rt.space.from_optuna(t.params), bool(t.user_attrs.get("is_default")), n)
+        o = run_trial(rt, 1_000_000 + number, rt.space.from_optuna(t.params), trialrecord.read(t).is_default, n)
         extra[number] = list(o.repetitions)
         return [v for v in o.repetitions if v is not None]
 
     pick = remeasure(cands, measure, top=c.objective.remeasure, repeats=2, how=c.objective.aggregate,
                      maximize=c.objective.maximize)
     if pick is not None:
-        study.set_user_attr("recommended", {"trial": pick.key, "values": pick.values,
-                                            "remeasured": {str(k): v for k, v in extra.items()}})
+        trialrecord.write_study(study, recommended={"trial": pick.key, "values": pick.values,
+                                                              "remeasured": {str(k): v for k, v in extra.items()}})
         if extra:
             say(f"re-measured trials {', '.join(map(str, sorted(extra)))}: recommend trial {pick.key}")

@@ -7,9 +7,10 @@ from typing import Any
 
 import optuna
 
+from autotune import trialrecord
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.run._trial import TrialOutcome
-from autotune.campaign.study._objectives import COST_ATTR, value_of
+from autotune.campaign.study._objectives import value_of
 from autotune.campaign.study._study import best_trial
 from autotune.tracking import TrialRecord
 
@@ -42,7 +43,7 @@ def trial_line(c: Campaign, study: optuna.Study, o: TrialOutcome) -> tuple[str, 
     status = f"{c.objective.aggregate}={o.value:.4g}" if o.ok else f"FAILED: {o.error}"
     line = f"trial {o.number:3d}{tag}: {status} [{reps}] ({o.duration:.1f}s)"
     if o.ok and c.objective.cost is not None:
-        mine = study.get_trials(deepcopy=False)[o.number].user_attrs.get(COST_ATTR) or {}
+        mine = trialrecord.read(study.get_trials(deepcopy=False)[o.number]).cost or {}
         if "cost" in mine:
             line += f" cost {mine['cost']:.4g} node-hours"
     if o.hints_not_in_effect:

@@ -58,7 +58,8 @@ class TrialOutcome:
             return None
         return errs[0] if len(set(errs)) == 1 else f"{errs[0]} (and {len(errs) - 1} more)"
 
-    def user_attrs(self) -> dict[str, Any]:
+    def record(self) -> dict[str, Any]:
+        """The outcome as trial-record fields (``autotune.trialrecord.write(trial, **outcome.record())``)."""
         ok_vals = [v for v in self.repetitions if v is not None]
         return {
             "repetitions": self.repetitions, "repetition_errors": self.errors,

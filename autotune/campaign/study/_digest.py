@@ -19,6 +19,8 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
+
 
 def rdb(study: optuna.Study) -> optuna.storages.RDBStorage | None:
     """The study's RDB storage (unwrapped from Optuna's cache), or None for any other storage."""
@@ -60,7 +62,7 @@ def recent(study: optuna.Study, n: int, states: Sequence[TrialState] = (TrialSta
     return db._get_trials(study._study_id, states, set(), int(ids[-1][0]) - 1)
 
 
-_RAN = ("JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = 'ran' "
+_RAN = (f"JOIN trial_user_attributes ran ON ran.trial_id = t.trial_id AND ran.key = '{trialrecord.RAN}' "
         "AND ran.value_json = 'true' ")
 
 
@@ -110,12 +112,13 @@ def best_ran(study: optuna.Study, maximize: bool, flag: Callable[[float], str | 
 
 
 def first_flagged(study: optuna.Study, key: str, ran: bool = True) -> FrozenTrial | None:
-    """The first completed trial with a value whose user attribute ``key`` is true (and, with ``ran``, that
+    """The first completed trial with a value whose boolean record field ``key`` (``trialrecord.IS_DEFAULT``,
+    ``trialrecord.BASELINE``) is true (and, with ``ran``, that
     really ran), or None."""
     db = rdb(study)
     if db is None:
         return next((t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                     if t.user_attrs.get(key) and t.values and (t.user_attrs.get("ran") or not ran)), None)
+                     if getattr(r := trialrecord.read(t), key) and t.values and (r.ran or not ran)), None)
     rows = _rows(db, "SELECT t.trial_id FROM trials t JOIN trial_user_attributes f ON f.trial_id = t.trial_id "
                      f"AND f.key = :key AND f.value_json = 'true' {_RAN if ran else ''}"
                      "JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 "
@@ -145,29 +148,28 @@ def counts(study: optuna.Study) -> Counts:
     """Trials per state, run/failed/rule-breaking counts and the seconds of runs, by aggregate queries."""
     db = rdb(study)
     if db is None:
-        trials = study.get_trials(deepcopy=False)
-        ran = [t for t in trials if t.user_attrs.get("ran") and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
+        trials = [(t, trialrecord.read(t)) for t in study.get_trials(deepcopy=False)]
+        ran = [(t, r) for t, r in trials if r.ran and t.state in (TrialState.COMPLETE, TrialState.FAIL)]
         states: dict[str, int] = {}
-        for t in trials:
+        for t, _ in trials:
             states[t.state.name] = states.get(t.state.name, 0) + 1
-        return Counts(states, sum(t.state == TrialState.COMPLETE for t in ran),
-                      sum(t.state == TrialState.FAIL for t in ran), sum(bool(t.user_attrs.get("infeasible")) for t in trials),
-                      sum(float(t.user_attrs.get("duration_s", 0.0)) for t in ran),
-                      sum(t.user_attrs.get("duplicate_of") is not None for t in trials),
-                      sum(bool(t.user_attrs.get("dropped")) for t in trials))
+        return Counts(states, sum(t.state == TrialState.COMPLETE for t, _ in ran),
+                      sum(t.state == TrialState.FAIL for t, _ in ran), sum(bool(r.infeasible) for _, r in trials),
+                      sum(float(r.duration_s) for _, r in ran), sum(r.duplicate_of is not None for _, r in trials),
+                      sum(bool(r.dropped) for _, r in trials))
     s = study._study_id
     states = {str(k): int(n) for k, n in _rows(db, "SELECT state, COUNT(*) FROM trials WHERE study_id = :s "
                                                    "GROUP BY state", s=s)}
     ran_by = {str(k): int(n) for k, n in _rows(db, f"SELECT t.state, COUNT(*) FROM trials t {_RAN}"
                                                    "WHERE t.study_id = :s GROUP BY t.state", s=s)}
-    infeasible = _attr_count(db, s, "infeasible")
+    infeasible = _attr_count(db, s, trialrecord.INFEASIBLE)
     number = ("CASE WHEN d.value_json ~ '^-?[0-9.]+([eE][-+]?[0-9]+)?$' THEN CAST(d.value_json AS DOUBLE PRECISION) END"
               if db.engine.dialect.name == "postgresql" else "CAST(d.value_json AS REAL)")
     spent = _rows(db, f"SELECT SUM({number}) FROM trials t JOIN trial_user_attributes d ON d.trial_id = t.trial_id "
-                      f"AND d.key = 'duration_s' {_RAN}WHERE t.study_id = :s AND t.state IN ('COMPLETE', 'FAIL')",
+                      f"AND d.key = '{trialrecord.DURATION_S}' {_RAN}WHERE t.study_id = :s AND t.state IN ('COMPLETE', 'FAIL')",
                   s=s)[0][0]
     return Counts(states, ran_by.get("COMPLETE", 0), ran_by.get("FAIL", 0), infeasible, float(spent or 0.0),
-                  _attr_count(db, s, "duplicate_of"), _attr_count(db, s, "dropped"))
+                  _attr_count(db, s, trialrecord.DUPLICATE_OF), _attr_count(db, s, trialrecord.DROPPED))
 
 
 def _attr_count(db: optuna.storages.RDBStorage, study_id: int, key: str) -> int:

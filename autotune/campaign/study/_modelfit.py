@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants
 from autotune.systems import FileSystem, SystemProfile
@@ -87,9 +88,9 @@ def measurements_of(paths: Sequence[str | Path],
         space = c.space.bind(c.system, c.fs, c.app.pattern)
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
             v = t.values[0] if t.values else None  # objective 0 (the metric), one or two objectives
-            if v is None or not math.isfinite(v) or v <= 0 or t.user_attrs.get("infeasible"):
+            if v is None or not math.isfinite(v) or v <= 0 or trialrecord.read(t).infeasible:
                 continue
-            cfg = dict(space.fixed) if t.user_attrs.get("is_default") else space.from_optuna(t.params)
+            cfg = dict(space.fixed) if trialrecord.read(t).is_default else space.from_optuna(t.params)
             runs.append(MeasuredRun(c.app.pattern, cfg, float(v), c.objective.metric))
     if system is None or fs is None or not runs:
         raise ConfigError("model fit: no completed trials with a positive value in the campaign(s)")

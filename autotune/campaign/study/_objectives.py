@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, recommend
 from autotune.campaign.study._resume import in_space
 from autotune.measure import aggregate
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from autotune.campaign.file._config import Campaign
     from autotune.campaign.run._trial import TrialOutcome
 
-COST_ATTR = "cost"  # trial user attribute: the CostParts of the trial (and its cost at the campaign's rate)
 
 
 def directions(c: Campaign) -> list[str]:
@@ -74,7 +74,7 @@ def told_values(c: Campaign, outcome: TrialOutcome, parts: CostParts | None) -> 
 def worst_values(study: optuna.Study) -> float | list[float]:
     """Told for a configuration that breaks a rule (never run): the worst value seen per objective."""
     done = [t.values for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.values and t.user_attrs.get("ran")]
+            if t.values and trialrecord.read(t).ran]
     out = []
     for i, d in enumerate(study.directions):
         vals = [v[i] for v in done]
@@ -89,17 +89,17 @@ def cost_rule(study: optuna.Study, rule: CostObjective | None = None) -> CostObj
     """The recommendation rule: ``rule`` if given, else the one the campaign stored on the study."""
     if rule is not None:
         return rule
-    stored = study.user_attrs.get(COST_ATTR)
-    return CostObjective.from_rule(stored) if isinstance(stored, dict) else None
+    stored = trialrecord.read_study(study).cost
+    return CostObjective.from_rule(stored) if stored is not None else None
 
 
 def points(study: optuna.Study) -> list[Point]:
     """The completed trials that were run, with their cost parts."""
     out = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        attr = t.user_attrs.get(COST_ATTR)
-        if t.user_attrs.get("ran") and t.values and isinstance(attr, dict):
-            out.append(Point(t.number, float(t.values[0]), CostParts.from_attr(attr)))
+        rec = trialrecord.read(t)
+        if rec.ran and t.values and rec.cost is not None:
+            out.append(Point(t.number, float(t.values[0]), CostParts.from_attr(rec.cost)))
     return out
 
 

@@ -6,10 +6,11 @@ from typing import Any
 
 import optuna
 
+from autotune import trialrecord
 from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.study._digest import counts, first_flagged
-from autotune.campaign.study._objectives import COST_ATTR, front, is_multi, value_of
+from autotune.campaign.study._objectives import front, is_multi, value_of
 from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
 from autotune.campaign.verify._confirm import Confirmation, recommended_config
 from autotune.hints import Settings, render
@@ -46,22 +47,23 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         "metric": c.objective.metric, "direction": c.objective.direction, "time_spent_s": n.time_spent_s,
     }
     if best is not None:
-        is_def = bool(best.user_attrs.get("is_default"))
+        is_def = trialrecord.read(best).is_default
         config = rt.config_of(best)
         export, export_default = recommended_config(rt, study, best)  # only settings that differ and matter
         settings = rt.settings_for(export, export_default)
         out.update(best_trial=best.number, best_value=value_of(best), best_config=config, best_is_default=is_def,
-                   best_repetitions=best.user_attrs.get("repetitions"), hints_text=hints_text(rt, settings),
+                   best_repetitions=trialrecord.read(best).repetitions, hints_text=hints_text(rt, settings),
                    recommended_config=export, recommended_is_default=export_default,
-                   best_hints_took_effect=best.user_attrs.get("hints_took_effect", True))  # None: not verifiable
-        if study.user_attrs.get("confirmation"):
-            out["confirmation"] = study.user_attrs["confirmation"]
+                   best_hints_took_effect=trialrecord.read(best).hints_took_effect)  # None: not verifiable
+        conf = trialrecord.read_study(study).confirmation
+        if conf:
+            out["confirmation"] = conf
     bv, dv = (value_of(best) if best is not None else None), (value_of(default) if default is not None else None)
     if dv is not None:
         out["default_value"] = dv
         if bv:
             out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
-    baseline = first_flagged(study, "baseline", ran=False)
+    baseline = first_flagged(study, trialrecord.BASELINE, ran=False)
     base_v = value_of(baseline) if baseline is not None else None
     if bv and base_v:
         out["baseline_value"] = base_v   # `baseline:` — the app's own settings
@@ -87,7 +89,7 @@ def cost_summary(study: optuna.Study, rule: CostObjective, best: optuna.trial.Fr
                                              "cost": p.cost(x), "node_hours": p.parts.node_hours,
                                              "bb_node_hours": p.parts.bb_node_hours, "bb_nodes": p.parts.bb_nodes}
                                             for p in front(study, rule)]}
-    parts = best.user_attrs.get(COST_ATTR) if best is not None else None
+    parts = trialrecord.read(best).cost if best is not None else None
     if isinstance(parts, dict):
         cost = float(parts["node_hours"]) + x * float(parts["bb_node_hours"])
         out.update(best_cost=cost, best_node_hours=parts["node_hours"], best_bb_node_hours=parts["bb_node_hours"],

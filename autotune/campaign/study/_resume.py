@@ -23,11 +23,11 @@ from optuna.distributions import (
 )
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.space import BoundSpace
 
 DUPLICATE = "duplicate"  # settle_unneeded's answer for a configuration already measured
-SPACE_ATTR = "space_searched"  # {optuna name: distribution JSON} of the space the study last ran with
 # what a study measured: the key in ``Runtime.info`` and the campaign key a user changes
 IDENTITY = (("system", "system"), ("filesystem", "target.filesystem"), ("app", "app.name"),
             ("metric", "objective.metric"))
@@ -38,7 +38,7 @@ def check_identity(study: optuna.Study, info: Mapping[str, Any]) -> None:
     if not study.get_trials(deepcopy=False):
         return  # nothing measured yet: the study takes the campaign's identity
     for key, label in IDENTITY:
-        had = study.user_attrs.get(key)
+        had = getattr(trialrecord.read_study(study), key)
         if had is not None and had != info.get(key):
             raise ConfigError(f"study {study.study_name!r} was measured with {label} {had!r}, the campaign says "
                               f"{info.get(key)!r}: its results do not carry over; use another --study "
@@ -48,8 +48,7 @@ def check_identity(study: optuna.Study, info: Mapping[str, Any]) -> None:
 def record_space(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> None:
     """Store the space this run searches on the study (read by ``in_space``)."""
     value = {name: distribution_to_json(d) for name, d in distributions.items()}
-    if study.user_attrs.get(SPACE_ATTR) != value:
-        study.set_user_attr(SPACE_ATTR, value)
+    trialrecord.write_study(study, space_searched=value)
 
 
 def _within(d: BaseDistribution, value: Any) -> bool:
@@ -70,8 +69,8 @@ def outside(params: Mapping[str, Any], distributions: Mapping[str, BaseDistribut
 
 def stored_space(study: optuna.Study) -> dict[str, BaseDistribution] | None:
     """The space the study last ran with, or None (a study recorded before spaces were kept)."""
-    raw = study.user_attrs.get(SPACE_ATTR)
-    if not isinstance(raw, dict):
+    raw = trialrecord.read_study(study).space_searched
+    if raw is None:
         return None
     try:
         return {str(k): json_to_distribution(v) for k, v in raw.items()}
@@ -86,7 +85,7 @@ def in_space(study: optuna.Study, trials: list[FrozenTrial]) -> list[FrozenTrial
     space = stored_space(study)
     if space is None:
         return trials
-    return [t for t in trials if t.user_attrs.get("is_default") or not outside(t.params, space)]
+    return [t for t in trials if trialrecord.read(t).is_default or not outside(t.params, space)]
 
 
 def drop_queued_outside(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> list[str]:
@@ -96,7 +95,7 @@ def drop_queued_outside(study: optuna.Study, distributions: Mapping[str, BaseDis
     for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
         fixed = t.system_attrs.get("fixed_params")
         bad = outside(fixed, distributions) if isinstance(fixed, dict) else []
-        if bad and not t.user_attrs.get("is_default"):  # the default applies no searched setting: it runs
+        if bad and not trialrecord.read(t).is_default:  # the default applies no searched setting: it runs
             _drop_queued(study, t._trial_id, f"queued configuration outside the current space ({', '.join(bad)})")
             dropped.append(f"trial {t.number}: {', '.join(bad)}")
     return dropped
@@ -105,7 +104,7 @@ def drop_queued_outside(study: optuna.Study, distributions: Mapping[str, BaseDis
 def _drop_queued(study: optuna.Study, trial_id: int, why: str) -> None:
     """Fail a queued trial that must never run, recording why; it does not count toward the budget."""
     # Optuna has no public call to finish a queued trial: the storage's (as for interrupted trials)
-    study._storage.set_trial_user_attr(trial_id, "dropped", why)
+    trialrecord.write_stored(study._storage, trial_id, dropped=why)
     study._storage.set_trial_state_values(trial_id, TrialState.FAIL)
 
 
@@ -117,17 +116,17 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
     ``duplicate_of`` naming its twin, never run, not counted (``DUPLICATE``); failed, not told the twin's
     values, so no sampler sees one measurement twice. The default configuration always runs (it applies no
     searched setting), and so does the retry of an interrupted trial (it may adopt the attempt's Slurm job)."""
-    if trial.user_attrs.get("is_default"):
+    if trialrecord.read(trial).is_default:
         return None
     bad = outside(trial.params, distributions)
     if bad:
-        trial.set_user_attr("dropped", f"queued configuration outside the current space ({', '.join(bad)})")
+        trialrecord.write(trial, dropped=f"queued configuration outside the current space ({', '.join(bad)})")
         study.tell(trial, state=TrialState.FAIL)
         return f"queued trial {trial.number}: {', '.join(bad)}: outside the current space, dropped"
-    twin = None if trial.user_attrs.get("retry_of") is not None else completed_twin(study, trial.params)
+    twin = None if trialrecord.read(trial).retry_of is not None else completed_twin(study, trial.params)
     if twin is None:
         return None
-    trial.set_user_attr("duplicate_of", twin.number)
+    trialrecord.write(trial, duplicate_of=twin.number)
     study.tell(trial, state=TrialState.FAIL)
     return DUPLICATE
 
@@ -138,7 +137,7 @@ def completed_twin(study: optuna.Study, params: Mapping[str, Any]) -> FrozenTria
     The default trial is nobody's twin: it set nothing (``Runtime.settings_for``), a proposal with the same
     values sets them explicitly, and both are worth measuring."""
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if t.user_attrs.get("ran") and not t.user_attrs.get("is_default") and t.params == params and t.values:
+        if (r := trialrecord.read(t)).ran and not r.is_default and t.params == params and t.values:
             return t
     return None
 
@@ -153,4 +152,4 @@ def feasible_count(space: BoundSpace, limit: int = 4096) -> int | None:
 def completed_configs(study: optuna.Study) -> int:
     """Distinct configurations completed by non-default trials that ran."""
     return len({tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if t.user_attrs.get("ran") and not t.user_attrs.get("is_default")})
+                if (r := trialrecord.read(t)).ran and not r.is_default})

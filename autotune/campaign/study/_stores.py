@@ -25,7 +25,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from autotune import _storelock
+from autotune import _storelock, trialrecord
 from autotune.campaign.file._config import Campaign
 from autotune.errors import AutotuneError, ConfigError
 
@@ -177,12 +177,10 @@ def fail_running(study: optuna.Study, worker: str, reason: str) -> list[int]:
 
     failed = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if t.user_attrs.get("worker") not in (worker, None):
+        if trialrecord.read(t).worker not in (worker, ""):
             continue
         storage = study._storage
-        storage.set_trial_user_attr(t._trial_id, "error", reason)
-        storage.set_trial_user_attr(t._trial_id, "ran", False)
-        storage.set_trial_user_attr(t._trial_id, "interrupted", True)
+        trialrecord.write_stored(storage, t._trial_id, error=reason, ran=False, interrupted=True)
         storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         enqueue_retry(study, t)
         failed.append(t.number)
@@ -229,14 +227,12 @@ def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
     for t in ran_trials(study):
         if t.number in logged:
             continue
-        a = t.user_attrs
+        a = trialrecord.read(t)
         tracker.log_trial(TrialRecord(
             number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
-            value=t.values[0] if t.values else None, repetitions=list(a.get("repetitions") or []),
-            metric=rt.campaign.objective.metric,
-            is_default=bool(a.get("is_default")), hints=dict(a.get("hints") or {}),
-            hints_in_effect=dict(a.get("hints_in_effect") or {}), hints_not_in_effect=dict(a.get("hints_not_in_effect") or {}),
-            artifacts={"command.txt": f"{a.get('command', '')}\n"}, error=a.get("error"),
-            duration=float(a.get("duration_s") or 0.0)))
+            value=t.values[0] if t.values else None, repetitions=list(a.repetitions), metric=rt.campaign.objective.metric,
+            is_default=a.is_default, hints=dict(a.hints), hints_in_effect=dict(a.hints_in_effect),
+            hints_not_in_effect=dict(a.hints_not_in_effect), artifacts={"command.txt": f"{a.command}\n"}, error=a.error,
+            duration=float(a.duration_s)))
         added.append(t.number)
     return added

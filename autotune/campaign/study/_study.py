@@ -16,11 +16,12 @@ from contextlib import contextmanager
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune import trialrecord
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.study._digest import best_ran, first_flagged, ran_median, rdb
-from autotune.campaign.study._objectives import COST_ATTR, directions, is_multi, maximizes, recommended, value_of
+from autotune.campaign.study._objectives import directions, is_multi, maximizes, recommended, value_of
 from autotune.campaign.study._resume import in_space
 from autotune.errors import ConfigError
 from autotune.measure import MIN_TRIALS, implausible_given
@@ -58,13 +59,12 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
     history = len(study.get_trials(deepcopy=False))
     if history and c.sampler.get("seed") is not None:  # resumed: continue the seeded sequence, never replay it
         study.sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted), history)
-    if c.objective.cost is not None and study.user_attrs.get(COST_ATTR) != c.objective.cost.rule():
-        stored = study.user_attrs.get(COST_ATTR) or {}
+    if c.objective.cost is not None and (stored := trialrecord.read_study(study).cost or {}) != c.objective.cost.rule():
         if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
             raise ConfigError(f"study {c.study!r}: its costs were told at 1 BB node-hour = {stored['exchange_rate']:g} "
                               f"node-hours, the campaign says {c.objective.cost.exchange_rate:g}: use another --study "
                               "(a report recommends under any rate: autotune report --exchange-rate)")
-        study.set_user_attr(COST_ATTR, c.objective.cost.rule())
+        trialrecord.write_study(study, cost=c.objective.cost.rule())
     return study
 
 
@@ -98,7 +98,7 @@ def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime
     if wait > 0:
         time.sleep(wait)
     fresh = study.get_trials(deepcopy=False)[t.number]
-    return fresh.state == TrialState.RUNNING and not fresh.user_attrs.get("worker")
+    return fresh.state == TrialState.RUNNING and not trialrecord.read(fresh).worker
 
 
 def recover_interrupted(study: optuna.Study) -> list[int]:
@@ -111,18 +111,18 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
     failed: list[int] = []
     now = datetime.datetime.now()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        if t.user_attrs.get("service"):
+        if trialrecord.read(t).service:
             continue  # a production job's trial: it expires at its own deadline (autotune/service)
-        worker = str(t.user_attrs.get("worker", ""))
+        worker = trialrecord.read(t).worker
         whost, _, wpid = worker.rpartition(":")
         if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
             continue
         if not worker and not _stays_unclaimed(study, t, now):
             continue  # just asked by another worker, which named itself a moment later
         # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
-        study._storage.set_trial_user_attr(t._trial_id, "error", "interrupted: the campaign was killed")
-        study._storage.set_trial_user_attr(t._trial_id, "ran", False)  # its retry is what the budget counts
-        study._storage.set_trial_user_attr(t._trial_id, "interrupted", True)
+        # (not ``ran``: its retry is what the budget counts)
+        trialrecord.write_stored(study._storage, t._trial_id, error="interrupted: the campaign was killed", ran=False,
+                                 interrupted=True)
         study.tell(t.number, state=TrialState.FAIL)
         enqueue_retry(study, t)
         failed.append(t.number)
@@ -133,8 +133,7 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
 
 def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
     """Trials that were really run (complete or failed), i.e. what the budget counts."""
-    return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL))
-            if t.user_attrs.get("ran")]
+    return trialrecord.ran_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)))
 
 
 def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> FrozenTrial | None:
@@ -157,12 +156,13 @@ def best_trial(study: optuna.Study, cost: CostObjective | None = None) -> Frozen
 
 def _done(study: optuna.Study) -> list[FrozenTrial]:
     return [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if t.user_attrs.get("ran") and value_of(t) is not None]
+            if trialrecord.read(t).ran and value_of(t) is not None]
 
 
 def value_flag(study: optuna.Study, median: float | None) -> Callable[[float], str | None]:
     """``measure.implausible_given`` with the study's metric kind, direction and the model's ceiling."""
-    kind, ceiling = study.user_attrs.get("metric_kind"), study.user_attrs.get("plausible_max")
+    rec = trialrecord.read_study(study)
+    kind, ceiling = rec.metric_kind, rec.plausible_max
     limit = float(ceiling) if isinstance(ceiling, (int, float)) and not isinstance(ceiling, bool) else None
     maximize = maximizes(study)
     return lambda v: implausible_given(v, kind if isinstance(kind, str) else None, maximize, median, limit)
@@ -188,7 +188,7 @@ def implausible_trials(study: optuna.Study, done: list[FrozenTrial] | None = Non
 
 def default_trial(study: optuna.Study) -> FrozenTrial | None:
     """The first completed, really run trial of the default configuration, or None (a bounded query)."""
-    return first_flagged(study, "is_default")
+    return first_flagged(study, trialrecord.IS_DEFAULT)
 
 
 @contextmanager

@@ -48,6 +48,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
+from autotune import trialrecord
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._resume import in_space
@@ -291,8 +292,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
     """Run the confirmation of a finished campaign and store it on the study (``confirmation``)."""
     c = rt.campaign
     ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-           if t.user_attrs.get("ran") and t.value is not None]
-    done = [t for t in ran if not t.user_attrs.get("is_default")]
+           if trialrecord.read(t).ran and t.value is not None]
+    done = [t for t in ran if not trialrecord.read(t).is_default]
     if not done:
         return None
     done.sort(key=lambda t: float(t.value or 0.0), reverse=c.objective.maximize)
@@ -301,8 +302,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
     top = top_physical([(t.number, rt.config_of(t)) for t in done], default_cfg, phases)
     if not top:
         return None
-    runs = [(-1 if t.user_attrs.get("is_default") else t.number, default_cfg if t.user_attrs.get("is_default")
-             else rt.config_of(t), list(t.user_attrs.get("repetitions") or [])) for t in ran]
+    runs = [(-1 if r.is_default else t.number, default_cfg if r.is_default else rt.config_of(t), list(r.repetitions))
+            for t in ran for r in (trialrecord.read(t),)]
 
     def measure(config: Config, is_default: bool, number: int) -> float | None:
         o = run_trial(rt, number, config, is_default, 1)
@@ -311,22 +312,22 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
     conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
                    history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
                    seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
-    default = next((t for t in ran if t.user_attrs.get("is_default")), None)
+    default = next((t for t in ran if trialrecord.read(t).is_default), None)
     if default is not None and default.value:
         best = done[0].value or 0.0
         conf.best_of_n_gain = best / default.value - 1 if c.objective.maximize else default.value / best - 1
-    study.set_user_attr("confirmation", asdict(conf))
+    trialrecord.write_study(study, confirmation=asdict(conf))
     return conf
 
 
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
     """The configuration to export and whether it is the system's defaults: the confirmed one, else the best
     trial's settings that differ from the default and can act."""
-    conf: Mapping[str, Any] | None = study.user_attrs.get("confirmation")
+    conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
     if conf is not None:
         kept = dict(conf.get("recommended") or {})
         return {**rt.space.fixed, **kept}, not kept
-    if best.user_attrs.get("is_default"):
+    if trialrecord.read(best).is_default:
         return dict(rt.space.fixed), True
     default = rt.space.default_config()
     changed = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}

@@ -13,6 +13,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from autotune import trialrecord
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.run._loop import CampaignLoop
 from autotune.campaign.run._runtime import Runtime
@@ -48,9 +49,9 @@ def simulate(c: Campaign, rt: Runtime, n: int, value: Callable[[int], float]) ->
         if proposed is None:
             continue
         trial, config = proposed
-        out.append(Proposal(trial.number, config, bool(trial.user_attrs.get("is_default")),
-                            bool(trial.user_attrs.get("initial")), bool(trial.user_attrs.get("baseline"))))
-        trial.set_user_attr("repetitions", [value(len(out) - 1)])
+        rec = trialrecord.read(trial)
+        out.append(Proposal(trial.number, config, rec.is_default, rec.initial, rec.baseline))
+        trialrecord.write(trial, repetitions=[value(len(out) - 1)])
         study.tell(trial, value(len(out) - 1))
     return out
 
