@@ -11,11 +11,11 @@ from typing import Any
 def register(sub: Any) -> None:
     m = sub.add_parser("model", help="the performance model")
     msub = m.add_subparsers(dest="model_cmd", required=True)
-    c = msub.add_parser("calibrate", help="compare the model with the seeds' published figures")
+    c = msub.add_parser("calibrate", help="compare the model with the cited sources' published figures")
     c.add_argument("--cross-validate", action="store_true",
                    help="leave one seed system out, fit the shared constants on the others, predict it")
     c.add_argument("--out-of-sample", action="store_true",
-                   help="published figures beyond the seeds, predicted without fitting (docs/model.md)")
+                   help="published figures beyond the cited sources, predicted without fitting (docs/model.md)")
     c.set_defaults(run=cmd_calibrate)
     from autotune.cli._modelfit import register as register_fit
 

@@ -80,7 +80,8 @@ def _hint_files(d: Derived) -> list[str]:
     return sorted(set(names))[:8] or ["*"]
 
 
-def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], notes: list[str]) -> list[str]:
+def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], notes: list[str],
+              aggregate: str = "") -> list[str]:
     lines = [f"Written by `autotune init --from-darshan` from {log.path.name} (job {log.jobid}, {log.nprocs} processes,"
              f" {log.run_time:.0f} s).", f"exe: {log.exe[:160]}", "What the job did (Darshan's figures, files that matter):"]
     for op in ("write", "read"):
@@ -104,6 +105,9 @@ def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], note
     if not d.nodes_recorded:
         lines.append(f"  nodes: not in the log; estimated as ranks / {t.system.cores_per_node} cores per node "
                      f"({t.system.name}); pass --nodes N")
+    if aggregate:
+        lines.append(f"objective.aggregate auto is the {aggregate} of N on this target ({t.fs.name}): best of N on "
+                     "shared file systems and burst buffers, median of N elsewhere")
     lines += [f"  note: {n}" for n in notes]
     return ["# " + ln for ln in lines]
 
@@ -186,7 +190,8 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
             data = {**{k: v for k, v in data.items() if k not in ("objective", "budget")},
                     "baseline": {k: (format_size(v) if k == "lustre.stripe_size" else v) for k, v in kept.items()},
                     "objective": data["objective"], "budget": data["budget"]}
-        text = "\n".join(_comments(log, d, t, settings, notes)) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
+        head = _comments(log, d, t, settings, notes, plain.objective.aggregate)
+        text = "\n".join(head) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
         campaign = parse_campaign(yaml.safe_load(text), Path(tmp), text=text)
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()

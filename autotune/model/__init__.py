@@ -2,7 +2,7 @@
 
 ``predict(pattern, system, filesystem, config)`` gives each phase's time as a sum of named terms;
 ``NoiseModel`` adds shared-system jitter; ``simulate_run`` returns a kernel-style JSON record;
-``calibrate`` compares the model with the seeds' figures; ``fit_constants`` fits a site's constants
+``calibrate`` compares the model with the cited sources' figures; ``fit_constants`` fits a site's constants
 to measured runs. See docs/model.md.
 """
 

@@ -1,6 +1,6 @@
-"""``autotune model calibrate``: the seeds' figures against the model's, each with its tolerance.
+"""``autotune model calibrate``: the cited sources' figures against the model's, each with its tolerance.
 
-Values and ratios must be within +-25% of the seed (the seeds' own run-to-run spread is 2-5% and
+Values and ratios must be within +-25% of the source (the cited sources' own run-to-run spread is 2-5% and
 their figures are single runs of systems shared with other users, read off slides); orderings must
 hold exactly. The scenarios are in ``_scenarios`` and docs/model.md.
 """

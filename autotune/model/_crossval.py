@@ -1,6 +1,6 @@
 """``autotune model calibrate --cross-validate``: leave one seed system out, fit on the rest, predict it.
 
-The constants fitted to the seeds (``SHARED``: client, MPI-IO and DVS mechanisms, not a site's
+The constants fitted to the cited sources (``SHARED``: client, MPI-IO and DVS mechanisms, not a site's
 hardware figures) are refitted on the calibration rows of all seed systems but one, by bounded,
 regularised least squares on the rows' log-errors; the rows of the system left out are then
 predicted with the refitted constants. Tolerance for a held-out row, fixed before any comparison:

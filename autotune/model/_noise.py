@@ -5,7 +5,8 @@ bursts on the shared OSSs and MDS slow some runs much more ("best result usually
 jitter"). The noiseless prediction is the undisturbed run, so jitter only slows: each phase's time
 is multiplied by ``exp(|N(0, spread)|)`` (a run-to-run spread of about 0.6 x ``spread``) and, with
 probability ``tail_probability``, by ``1 + Exp(tail_mean)`` as well. Seeded through a ``numpy``
-Generator; best-of-N converges on the prediction as on a real system.
+Generator; the best of N converges on the prediction as on a real system (the aggregate the model's
+shared-storage targets get by default, ``autotune.measure.default_aggregate``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""``autotune model calibrate --out-of-sample``: published figures beyond the seeds, predicted unfitted.
+"""``autotune model calibrate --out-of-sample``: published figures beyond the cited sources, predicted unfitted.
 
-Each row is a figure published for a system outside the seed documents (or, for Cori, a figure the
+Each row is a figure published for a system outside the cited sources (or, for Cori, a figure the
 seeds do not contain), predicted from a profile built from hardware figures only, with the model's
 default constants: nothing here is fitted to these figures. Tolerance, fixed before the comparison:
 +-35% for every value (single acceptance or white-paper runs; profiles from nameplate figures).
@@ -49,7 +49,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("Perlmutter IOR FPP write, 1024x4, 64 MiB", "Lockwood, IOR acceptance notes", "perlmutter", "scratch",
            IOPattern(ranks=4096, nodes=1024, bytes_per_rank=64 * GIB, transfer_size=64 * MIB, file_mode="fpp",
                      io_mode="independent", library="posix"), {"lustre.stripe_count": 1}, _mib_s(4_435_971.20)),
-    # Cori cscratch Phase I acceptance (glennklockwood.com/benchmarks/ior-results.html), not in the seeds:
+    # Cori cscratch Phase I acceptance (glennklockwood.com/benchmarks/ior-results.html), not in the cited sources:
     # 960 nodes x 4 ppn, POSIX FPP, 4 MiB transfers, fsync: 716,886.15 MiB/s.
     Figure("Cori IOR FPP write, 960x4, 4 MiB", "Lockwood, IOR results page", "cori", "scratch",
            IOPattern(ranks=3840, nodes=960, bytes_per_rank=24 * 2**40 // 3840, transfer_size=4 * MIB,

@@ -7,7 +7,7 @@ from typing import Any
 
 _MIB = 1 << 20
 
-# The resources a term may be charged to (the list).
+# The resources a term may be charged to (the model's list).
 RESOURCES = (
     "OSTs", "OSS", "client injection", "client cache", "aggregators", "aggregator imbalance",
     "lock contention", "BB nodes", "DVS requests", "exchange phase", "collective sync", "metadata", "disk",

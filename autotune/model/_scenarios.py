@@ -1,6 +1,6 @@
-"""The seeds' experiments as patterns and configurations (shared by calibration, tests and examples).
+"""The cited sources' experiments as patterns and configurations (shared by calibration, tests and examples).
 
-Where a seed does not state a detail the choice is written here and in docs/model.md.
+Where a source does not state a detail the choice is written here and in docs/model.md.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ VPIC_SMALL = IOPattern(ranks=2048, nodes=64, bytes_per_rank=256 * MIB, transfer_
 VPIC_AGGS = {"mpiio.cb_nodes": 64}
 # LBNL Cori BB abstract: 16K ranks, 32 per node.
 VPIC_16K = VPIC_SMALL.with_(ranks=16384, nodes=512)
-# Settings of the 16K runs, from the seed's own percentages: 176.78 GB/s = 25.25% of 700 GB/s, the whole
+# Settings of the 16K runs, from the abstract's own percentages: 176.78 GB/s = 25.25% of 700 GB/s, the whole
 # file system, so all 248 OSTs (stripe size assumed 8 MiB); 61.75 GB/s = 11.07% of 557.8 GB/s, i.e.
 # 557.8 / 6.5 = 86 BB nodes. Cray defaults otherwise.
 VPIC_16K_LUSTRE = {"lustre.stripe_count": 248, "lustre.stripe_size": 8 * MIB}
@@ -64,7 +64,7 @@ THETA_IOR = IOPattern(ranks=4096, nodes=256, bytes_per_rank=MIB, transfer_size=M
 THETA_COUNTS = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56)
 THETA_SIZES = tuple(s * MIB for s in (1, 2, 4, 8, 16, 32))
 # ALCF Theta I/O talk: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
-# 64 MiB block per rank written in transfer-size calls) and IOR's default of no fsync (no -e): the seed
+# 64 MiB block per rank written in transfer-size calls) and IOR's default of no fsync (no -e): the talk
 # shows the client cache effect ("independent continues to scale well past OST HDD max BW").
 THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, sync=False)
 THETA_XFER_CFG = {"lustre.stripe_count": 48, "lustre.stripe_size": MIB}

@@ -1,4 +1,4 @@
-"""Optimizer improvements: a genetic-algorithm baseline, a model-informed start, adaptive best-of-N
+"""Optimizer improvements: a genetic-algorithm baseline, a model-informed start, adaptive repetitions
 with re-measurement, and warm start from earlier campaigns. Pure Python (no Ray, no MLflow)."""
 
 from autotune.optimize._adaptive import DEFAULT_MARGIN, Candidate, RepetitionPolicy, recommend, remeasure

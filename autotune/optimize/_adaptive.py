@@ -1,6 +1,6 @@
-"""Adaptive best-of-N: repeat a configuration only while it can still beat the incumbent.
+"""Adaptive repetitions: repeat a configuration only while it can still beat the incumbent.
 
-A repetition is a benchmark run: the expensive thing. With best-of-N, a configuration whose best run
+A repetition is a benchmark run: the expensive thing. Whatever the campaign's aggregate of N, a configuration whose best run
 so far, even raised by the run-to-run noise margin (``margin / k`` after k runs), stays below the
 incumbent cannot become the recommendation, so its further repetitions are skipped (racing). A
 configuration that may win gets all N. The first configuration of a campaign (the default, usually

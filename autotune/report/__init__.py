@@ -6,10 +6,10 @@ from autotune.report._data import report_data, target_data
 from autotune.report._figures import TargetFigures, TrialRow, importance, target_figures
 from autotune.report._notify import notify, parse_notify
 from autotune.report._run import CompareResult, compare_campaigns, open_all, run_campaigns
-from autotune.report._stats import Comparison, Versus, advantage, bootstrap_best, compare
+from autotune.report._stats import Comparison, Versus, advantage, bootstrap_value, compare
 
 __all__ = [
-    "CompareResult", "Comparison", "Report", "TargetFigures", "TrialRow", "Versus", "advantage", "bootstrap_best",
+    "CompareResult", "Comparison", "Report", "TargetFigures", "TrialRow", "Versus", "advantage", "bootstrap_value",
     "build_report", "compare", "compare_campaigns", "importance", "notify", "open_all", "parse_notify",
     "report_data", "run_campaigns", "target_data", "target_figures",
 ]

@@ -145,7 +145,7 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
     label = f"{c.system.name}/{c.fs.name}"
     return TargetFigures(
         label=label, campaign=c.name, study=c.study, storage=c.storage,
-        tracking_uri=c.tracking_uri if c.tracking.get("enabled", True) else None, app=c.app.name,
+        tracking_uri=c.mlflow_uri, app=c.app.name,
         system=c.system.name, filesystem=c.fs.name, fs_kind=c.fs.kind, metric=c.objective.metric,
         direction=c.objective.direction, repeats=c.objective.repeats, nodes=c.app.pattern.nodes,
         ranks=c.app.pattern.ranks, trials=rows, best=by_number.get(b.number) if b else None,

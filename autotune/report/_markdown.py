@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from autotune.measure import aggregate_label
 from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
     u = t["unit"]
     out = [f"### {t['label']} — campaign `{t['campaign']}`", "",
-           f"- trials run: {t['trials_run']} ({t['trials_failed']} failed), best of {t['repeats']} repetitions each",
+           f"- trials run: {t['trials_run']} ({t['trials_failed']} failed), each the "
+           f"{aggregate_label(t.get('aggregate', 'median'), t['repeats'])} repetitions",
            f"- storage: `{t['storage']}` (study `{t['study']}`)"]
     if t.get("tracking_uri"):
         out.append(f"- MLflow: `{t['tracking_uri']}`")

@@ -82,8 +82,8 @@ def compare_campaigns(campaigns: list[Campaign], report_dir: Path, *, run: bool 
     stopped = run_campaigns(campaigns, wall_time=wall_time, out=out, command_line=command_line) if run else {}
     first = campaigns[0]
     uri = tracking_uri
-    if uri is None and first.tracking.get("enabled", True):
-        uri = first.tracking_uri
+    if uri is None:
+        uri = first.mlflow_uri
     report = build_report(open_all(campaigns), report_dir, tracking_uri=uri,
                           artifact_root=first.workdir / "mlartifacts")
     return CompareResult(report, stopped)

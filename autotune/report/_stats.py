@@ -27,11 +27,6 @@ def bootstrap_value(row: TrialRow, how: str, maximize: bool, rng: np.random.Gene
     return aggregate_of(draws, how, maximize)
 
 
-def bootstrap_best(row: TrialRow, maximize: bool, rng: np.random.Generator, n: int = BOOTSTRAP) -> np.ndarray:
-    """Bootstrap distribution of a trial's best of N."""
-    return bootstrap_value(row, "best", maximize, rng, n)
-
-
 def jitter(f: TargetFigures) -> float:
     """Run-to-run jitter of a target: the relative spread of its best trial's repetitions."""
     reps = f.best.ok_reps if f.best else []

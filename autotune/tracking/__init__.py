@@ -8,11 +8,12 @@ from autotune.tracking._base import (
     NullTracker,
     SafeTracker,
     TrialRecord,
+    active_tracker,
     campaign_tracker,
     get_tracker,
 )
 
 __all__ = [
     "DEFAULT_TRACKER", "TRACKERS", "BaseTracker", "CampaignInfo", "NullTracker", "SafeTracker", "TrialRecord",
-    "campaign_tracker", "get_tracker",
+    "active_tracker", "campaign_tracker", "get_tracker",
 ]

@@ -146,13 +146,22 @@ def get_tracker(name: str, options: Mapping[str, Any], where: str = "tracking") 
     return cls(**cls.check_options(options, where))
 
 
+def active_tracker(tracking: Mapping[str, Any]) -> str | None:
+    """The name of the tracker a campaign's ``tracking:`` turns on (default mlflow), or None when tracking is off:
+    ``enabled: false`` or ``name: none``. Every "is tracking on?" question asks this (no tracker class is loaded)."""
+    if not tracking.get("enabled", True):
+        return None
+    name = str(tracking.get("name", DEFAULT_TRACKER))
+    return None if name == NullTracker.name else name
+
+
 def campaign_tracker(tracking: Mapping[str, Any], *, experiment: str, uri: str, workdir: Path) -> BaseTracker | None:
     """The tracker a campaign's ``tracking:`` names (``name``, default mlflow), or None when it tracks nothing
     (``enabled: false`` or ``name: none``). ``experiment``, ``uri`` and ``workdir / "mlartifacts"`` are the
     defaults of the options the tracker takes (the default store lives in ``workdir``, created here)."""
-    if not tracking.get("enabled", True):
+    name = active_tracker(tracking)
+    if name is None:
         return None
-    name = str(tracking.get("name", DEFAULT_TRACKER))
     cls = TRACKERS.get(name, "tracking.name")
     if cls is NullTracker:
         return None

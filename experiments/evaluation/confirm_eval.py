@@ -41,7 +41,7 @@ SD_RUN = 0.14
 COMMON = 0.05
 GAIN = 0.08
 MODELS = ("two-sided", "one-sided")
-CALIBRATIONS = ("sd", "spread")  # sd: the pooled comparison; spread: its 19% round-to-round spread
+CALIBRATIONS = ("sd", "spread")  # sd: the redesign's pooled comparison; spread: its 19% round-to-round spread
 NOISES = tuple(f"{m}/{c}" for c in CALIBRATIONS for m in MODELS)
 COVERAGE_N = (3, 5, 9, 15, 30)
 TOLERANCE = (0.93, 0.97)  # coverage of a nominal 95% interval that counts as right (stated before measuring)
@@ -289,9 +289,9 @@ def markdown(res: dict[str, Any]) -> str:
     lo, hi = TOLERANCE
     out = ["# Confirmation: coverage, power, false recommendations", "",
            f"Two calibrations of each noise model, plus a load common to a round or trial N(0, {COMMON}): `sd`: one "
-           f"run's log-sd (load included) {SD_RUN}, what the issue's pooled comparison implies (+8.4% at p = 0.001 "
+           f"run's log-sd (load included) {SD_RUN}, what the redesign's pooled comparison implies (+8.4% at p = 0.001 "
            f"from 129 runs against 36); `spread`: three repetitions spread by {SPREAD:.0%} on average ((max - min) / "
-           "max, the issue's round-to-round spread). Scales and what each calibration implies for the other figure: "
+           "max, the redesign's round-to-round spread). Scales and what each calibration implies for the other figure: "
            + "; ".join(f"{m} {sc:.3f} (run log-sd {res['implied'][m]['sd']:.3f}, spread of 3 "
                        f"{res['implied'][m]['spread']:.1%})" for m, sc in res["scales"].items())
            + f". Stated before measuring: coverage counts as right within {lo:.0%}-{hi:.0%}; at the {TARGET_BUDGET}-round "

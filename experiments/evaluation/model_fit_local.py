@@ -16,7 +16,7 @@
    work; printed) hits them alike.
 3. `autotune model fit` on the fit campaigns writes a calibrated profile; the model with it (and,
    for comparison, with the shipped profile) predicts the held-out configurations.
-Targets (issue 11, stated before the runs): Spearman rho >= 0.8, median |predicted/measured - 1| <= 30%,
+Targets (stated before the runs): Spearman rho >= 0.8, median |predicted/measured - 1| <= 30%,
 over all held-out rows and over each set of NEW rows alone.
 Writes experiments/evaluation/results/model_fit_local-TAG.csv (every measured run) and model_fit_local-TAG.txt (the output).
 """

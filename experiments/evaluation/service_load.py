@@ -1,4 +1,4 @@
-"""Production jobs against one store at once (issue 14): ask latency, lost or duplicated tells, outages.
+"""Production jobs against one store at once: ask latency, lost or duplicated tells, outages.
 
     .venv/bin/python -m experiments.evaluation.service_load --pairs 500 --concurrency 50
 

@@ -1,4 +1,4 @@
-"""A simulated month of production jobs as trials (issue 14): how soon production reaches the dedicated
+"""A simulated month of production jobs as trials: how soon production reaches the dedicated
 campaign's best configuration, and what the month cost against always running the default.
 
     .venv/bin/python -m experiments.evaluation.service_month --days 30 --seeds 0 1 2

@@ -1,4 +1,4 @@
-"""Workers starting at once on a fresh store (issue 17): how many of them fail?
+"""Workers starting at once on a fresh store: how many of them fail?
 
     .venv/bin/python -m experiments.evaluation.store_race --rounds 20 --workers 3
 

@@ -1,4 +1,4 @@
-"""`autotune check`, fail fast on the default, exit codes, and metric meaning checked at load (issue 18)."""
+"""`autotune check`, fail fast on the default, exit codes, and metric meaning checked at load."""
 
 from __future__ import annotations
 

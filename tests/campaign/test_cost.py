@@ -1,4 +1,4 @@
-"""Cost as a second objective (issue 16.3): real two-objective campaigns on the model launcher store two
+"""Cost as a second objective: real two-objective campaigns on the model launcher store two
 objectives per trial, their Pareto front is Optuna's, and the recommendation moves with the exchange rate;
 plus the validation of ``objective.cost`` and of a profile's ``charge:``."""
 

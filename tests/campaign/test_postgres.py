@@ -64,7 +64,7 @@ def _mlflow_parents(uri: str) -> list[Any]:
 @pytest.mark.slow
 @pytest.mark.parametrize("store", ["postgresql", "sqlite"])
 def test_three_workers_start_at_once_on_a_fresh_store(store: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    """Issue 17: every worker starts on a store nobody has set up (Optuna schema, MLflow schema, the study)."""
+    """Every worker starts on a store nobody has set up (Optuna schema, MLflow schema, the study)."""
     fresh_db = request.getfixturevalue("fresh_db") if store == "postgresql" else ""
     workdir = tmp_path / "shared"  # fresh: the MLflow store (and for sqlite the Optuna storage) is created here
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(EXAMPLES / "model-theta-ior.yaml"), "--study", "race",

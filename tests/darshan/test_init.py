@@ -98,6 +98,13 @@ def test_vpic_log_collective_with_24_stripes() -> None:
     assert head.gain is not None and head.gain > 1.5 and head.suggestion["lustre.stripe_count"] > 24
 
 
+def test_the_written_campaign_names_the_aggregate_auto_resolves_to() -> None:
+    """Lustre's interference is one-sided, so `auto` is the best of N there; the file says so."""
+    init = build(VPIC, system="cori")
+    assert "aggregate: auto" in init.text
+    assert "# objective.aggregate auto is the best of N on this target (scratch)" in init.text
+
+
 def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
     import yaml
 

@@ -25,7 +25,7 @@ def test_theta_ior_on_the_model_finds_the_seed_region(tmp_path: Path) -> None:
     assert lfs.returncode == 0, lfs.stderr
     words = lfs.stdout.split()
     count, size = int(words[words.index("-c") + 1]), words[words.index("-S") + 1]
-    assert 32 <= count <= 56  # seed 001: best near 48 of 56 OSTs
+    assert 32 <= count <= 56  # ALCF Theta I/O talk: best near 48 of 56 OSTs
     assert size in ("4m", "8m", "16m", "32m", "64m")  # seed: 8-32 MB
     mpich = cli("export", f, "--workdir", str(tmp_path), "--format", "mpich")
     assert f"striping_factor={count}" in mpich.stdout

@@ -57,7 +57,7 @@ def test_small_counts_of_every_part_render() -> None:
 
 @pytest.mark.parametrize("noise", ["two-sided/sd", "one-sided/sd"])
 def test_a_true_8_percent_gain_at_the_issues_noise_is_recommended_and_a_null_surface_is_not(noise: str) -> None:
-    """The issue's check at small counts (the committed evaluation runs 50 and 100 campaigns per cell)."""
+    """The confirmation check at small counts (the committed evaluation runs 50 and 100 campaigns per cell)."""
     scale = calibrate(noise)
     gain = [campaign(noise, scale, 0.08, s, 60) for s in range(20)]
     null = [campaign(noise, scale, 0.0, 1000 + s, 60) for s in range(20)]

@@ -1,4 +1,4 @@
-"""DataWarp access modes (seed 000): private = one grain per compute node, files per node or process only."""
+"""DataWarp access modes (KAUST Shaheen II training): private = one grain per compute node, files per node or process only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The h5py 2-D array kernel (seed 002), run for real under mpiexec."""
+"""The h5py 2-D array kernel (NERSC Cori I/O talk), run for real under mpiexec."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Persistent DataWarp reservations (seed 000): the campaign option, its checks, the three kinds of job script."""
+"""Persistent DataWarp reservations (KAUST Shaheen II training): the campaign option, its checks, three kinds of job script."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def test_cori_datawarp_capacity_is_nodes_times_granularity(tmp_path: Path, pool:
 def test_shaheen_seed_capacity_rounds_down_to_gib(tmp_path: Path) -> None:
     reqs = make_requests(tmp_path, system="shaheen2", fs="bb", config={"bb.nodes": 64}, ranks=64, nodes=2,
                          command=("./wrf.exe",))
-    assert "capacity=25436GiB pool=wlm_pool" in _launcher().describe(reqs[0])  # seed 000: 64 x 397.44 -> 25436
+    assert "capacity=25436GiB pool=wlm_pool" in _launcher().describe(reqs[0])  # KAUST Shaheen II training: 64 x 397.44 -> 25436
 
 
 def test_shaheen_lustre_striping_and_hints(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""The MPICH_MPIIO_STATS / MPICH_MPIIO_TIMERS parser on the seeds' sample reports (000, 001)."""
+"""The MPICH_MPIIO_STATS / MPICH_MPIIO_TIMERS parser on the cited sources' sample reports (000, 001)."""
 
 from __future__ import annotations
 
 from autotune.measure._craystats import parse_mpiio_stats, parse_sections
 
-# seed 001: IOR with MPICH_MPIIO_STATS=1 and MPICH_MPIIO_TIMERS=1 (markdown escapes as extracted)
+# ALCF Theta I/O talk: IOR with MPICH_MPIIO_STATS=1 and MPICH_MPIIO_TIMERS=1 (markdown escapes as extracted)
 IOR = r"""
 +-----+
 | MPIIO write access patterns for testFile
@@ -56,7 +56,7 @@ IOR = r"""
 +-----+
 """
 
-# seed 000: WRF on one DataWarp node, a read box and a write box, then the app's own timing line
+# KAUST Shaheen II training: WRF on one DataWarp node, a read box and a write box, then the app's own timing line
 WRF = """
 +--------------------------------------------------------+
 | MPIIO read access patterns for wrfinput_d01

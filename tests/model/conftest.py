@@ -1,4 +1,4 @@
-"""Fixtures for the model tests: the seeds' system profiles."""
+"""Fixtures for the model tests: the cited sources' system profiles."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def test_client_cache_beats_the_servers_only_when_the_flush_is_untimed(theta: Sy
     cached = predict(pat, theta, "projects")
     synced = predict(pat.with_(sync=True), theta, "projects")
     peak = 56 * constants_for(theta, theta.filesystem("projects")).ost_write_bw
-    assert cached.bandwidth_gb_s * 1e9 > peak  # seed 001: caching scales "past OST HDD max BW"
+    assert cached.bandwidth_gb_s * 1e9 > peak  # ALCF Theta I/O talk: caching scales "past OST HDD max BW"
     assert synced.bandwidth_gb_s * 1e9 <= peak
     assert synced.phase("write").term("client cache") is None
 
@@ -101,7 +101,7 @@ def test_stream_comes_from_the_profile_not_one_shaheen_writer() -> None:
     c = Constants()
     slow, fast = derived_stream(c.with_(ost_write_bw=1e9)), derived_stream(c.with_(ost_write_bw=20e9))
     assert slow < derived_stream(c.with_(ost_write_bw=3.47e9)) < fast <= c.client_stream
-    assert derived_stream(c.with_(ost_write_bw=3.47e9)) == pytest.approx(1.2e9, rel=0.01)  # seed 000
+    assert derived_stream(c.with_(ost_write_bw=3.47e9)) == pytest.approx(1.2e9, rel=0.01)  # KAUST Shaheen II training
 
 
 def test_pfl_acts_as_its_bottleneck_component(shaheen: SystemProfile) -> None:

@@ -108,7 +108,7 @@ def test_reads_have_no_lock_contention(theta: SystemProfile) -> None:
 
 
 def test_files_per_process_sharing_an_ost_pay_no_seek_but_a_shared_file_does(shaheen: SystemProfile) -> None:
-    """Seed 001: FPP scales as ranks exceed OSTs (separate objects, each sequential); interleaving clients
+    """ALCF Theta I/O talk: FPP scales as ranks exceed OSTs (separate objects, each sequential); interleaving clients
     in one object pay repositioning. Both stay under the OSTs' aggregate rate."""
     c = Constants()
     fs = shaheen.filesystem("scratch")

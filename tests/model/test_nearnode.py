@@ -1,4 +1,4 @@
-"""Today's tiers on the model: node-local NVMe (seed 001's Theta SSDs), RW-PCC, HPE Rabbit xfs/lustre."""
+"""Today's tiers on the model: node-local NVMe (the ALCF Theta I/O talk's Theta SSDs), RW-PCC, HPE Rabbit xfs/lustre."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _mb_per_node(p: IOPattern, op: str = "write") -> float:
 
 
 def test_theta_ssd_needs_two_writers_per_node() -> None:
-    """Seed 001: one process writes 175 MB/s, two 350 MB/s, and no more (the constants ARE these figures:
+    """ALCF Theta I/O talk: one process writes 175 MB/s, two 350 MB/s, and no more (the constants ARE these figures:
     this checks the mechanism, one stream per process capped by the device, not the model's accuracy)."""
     one, two, four = (_mb_per_node(FPP.with_(ranks=64 * n)) for n in (1, 2, 4))
     assert one == pytest.approx(175, rel=0.03) and two == pytest.approx(350, rel=0.03)

@@ -15,5 +15,5 @@ METRIC = "write_bandwidth_mib_s"
 
 @pytest.fixture
 def wrf_space(tmp_path: Path) -> BoundSpace:
-    """WRF-CHEM on Shaheen II Lustre (seed 000): the model's ridge is aggregators = stripe count."""
+    """WRF-CHEM on Shaheen II Lustre (KAUST Shaheen II training): the model's ridge is aggregators = stripe count."""
     return Runtime.build(wrf_model_campaign(tmp_path, objective={"metric": METRIC})).space

@@ -57,7 +57,7 @@ def test_local_moves_are_feasible_unseen_and_follow_the_incumbent(tmp_path: Path
         changed = {k for k in inc if cfg[k] != inc[k]}
         assert 1 <= len(changed) <= 3  # one step, a diagonal, or an alignment (+ a categorical change)
         study.tell(t, 1.0)
-    # the aligned move comes first: aggregators = stripe count (seed 000)
+    # the aligned move comes first: aggregators = stripe count (KAUST Shaheen II training)
     assert first is not None and first["mpiio.cb_nodes"] == first["lustre.stripe_count"] == 32
 
 

@@ -1,5 +1,5 @@
-"""Comparisons on the performance model: seed 000 (WRF-CHEM, 1 tuned BB node vs 64 untuned OSTs) and
-seed 003 (VPIC-IO on DataWarp, collective vs independent), the report's numbers against the storage and
+"""Comparisons on the performance model: KAUST Shaheen II training (WRF-CHEM, 1 tuned BB node vs 64 untuned OSTs) and
+LBNL Cori BB abstract (VPIC-IO on DataWarp, collective vs independent), the report's numbers against the storage and
 MLflow, and the wall-time budget stopping between trials and resuming."""
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ def test_seed000_tuned_single_bb_node_beats_64_untuned_osts(tmp_path: Path) -> N
     lustre, bb = (t for t in data["targets"])
     assert lustre["fs_kind"] == "lustre" and bb["fs_kind"] == "datawarp"
     assert bb["best_config"]["bb.nodes"] == 1 and lustre["default_config"]["lustre.stripe_count"] == 64
-    # The seed's figure is total run time (97 s, tuned BB). The model gives I/O time; the time outside
-    # I/O is the seed's total less the model's I/O for the seed's own tuned configuration.
+    # The training's figure is total run time (97 s, tuned BB). The model gives I/O time; the time outside
+    # I/O is the training's total less the model's I/O for its own tuned configuration.
     c = load_campaign(WRF[1])
     compute = S.WRF_BEST_TOTAL - predict(c.app.pattern, c.system, "bb", {"bb.nodes": 1, **S.WRF_BEST}).seconds
     lustre_total, bb_total = compute + lustre["default_value"], compute + bb["best_value"]
     margin = (lustre_total - bb_total) / lustre_total
-    # The BB wins end to end, as in the seed. Its margin is held to the calibration's +-25% on ratios only:
-    # the issue-11 model (aggregate bounds, lock scaling) gives 5.1% where the seed says 13.4-14.8%, a miss
+    # The BB wins end to end, as in the training. Its margin is held to the calibration's +-25% on ratios only:
+    # the earlier model (aggregate bounds, lock scaling) gives 5.1% where the training says 13.4-14.8%, a miss
     # stated in docs/model.md's terms, not a constant refitted to this row.
-    assert margin > 0, f"end-to-end margin {margin:.1%} (seed: 13.4-14.8%)"
+    assert margin > 0, f"end-to-end margin {margin:.1%} (training: 13.4-14.8%)"
     assert 1 / 1.25 <= (lustre_total / bb_total) / (1 / (1 - 0.134)) <= 1.25  # the calibration's +-25% on ratios
     tuned_vs_default = next(v for v in data["versus"] if v["a"] == "shaheen2/bb" and v["b_kind"] == "default")
     assert tuned_vs_default["low"] > 0  # larger than the jitter: the whole interval favours the BB

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autotune.errors import ConfigError
-from autotune.report import TargetFigures, TrialRow, advantage, bootstrap_best, compare, notify, parse_notify
+from autotune.report import TargetFigures, TrialRow, advantage, bootstrap_value, compare, notify, parse_notify
 
 
 def _row(n: int, reps: list[float], maximize: bool = True, default: bool = False) -> TrialRow:
@@ -31,8 +31,15 @@ def test_advantage_direction() -> None:
 
 
 def test_bootstrap_best_stays_within_the_repetitions() -> None:
-    s = bootstrap_best(_row(1, [90.0, 100.0, 95.0]), True, np.random.default_rng(0))
+    s = bootstrap_value(_row(1, [90.0, 100.0, 95.0]), "best", True, np.random.default_rng(0))
     assert s.min() >= 90.0 and s.max() == 100.0
+
+
+def test_bootstrap_follows_the_campaigns_aggregate() -> None:
+    """The interval is of the campaign's aggregate: a median of N is never above the best of N."""
+    row, rng = _row(1, [90.0, 100.0, 95.0]), np.random.default_rng(0)
+    med, best = bootstrap_value(row, "median", True, rng), bootstrap_value(row, "best", True, np.random.default_rng(0))
+    assert 95.0 in med and med.mean() < best.mean() and (med <= 100.0).all()
 
 
 def test_clear_winner_is_significant() -> None:

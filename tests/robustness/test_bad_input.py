@@ -1,4 +1,4 @@
-"""Bad input is one line on stderr and exit 2, naming the value and what was expected (issue 15's probe)."""
+"""Bad input is one line on stderr and exit 2, naming the value and what was expected (the bad-input probe)."""
 
 from __future__ import annotations
 

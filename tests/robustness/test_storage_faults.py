@@ -1,4 +1,4 @@
-"""Storage faults: read-only and full work directories, empty and corrupt stores (issue 15's probe).
+"""Storage faults: read-only and full work directories, empty and corrupt stores (the bad-input probe).
 
 The full disk is a real one: a small tmpfs mounted for the test (needs root, as in CI here).
 """

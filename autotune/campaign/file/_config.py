@@ -20,6 +20,7 @@ from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
 from autotune.space import SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
+from autotune.tracking import active_tracker
 from autotune.units import parse_duration
 
 TOP_KEYS = frozenset({"name", "description", "app", "system", "target", "space", "objective", "budget", "sampler",
@@ -104,6 +105,12 @@ class Campaign:
     @property
     def tracking_uri(self) -> str:
         return str(self.tracking.get("uri") or f"sqlite:///{self.workdir / 'mlflow.db'}")
+
+    @property
+    def mlflow_uri(self) -> str | None:
+        """The MLflow store this campaign writes, or None when it does not track to MLflow (``tracking.enabled:
+        false``, ``name: none``, or another tracker): ``autotune.tracking.active_tracker`` decides."""
+        return self.tracking_uri if active_tracker(self.tracking) == "mlflow" else None
 
     @property
     def data_root(self) -> Path:

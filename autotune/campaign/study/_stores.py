@@ -123,8 +123,8 @@ def prepare_stores(c: Campaign) -> None:
                               f"before: its study was lost; restore the file from a backup, or delete it and "
                               f"{str(marker)!r} to start afresh")
         check_sqlite(db, "storage")
-    if c.tracking.get("enabled", True):
-        ml = sqlite_path(c.tracking_uri)
+    if c.mlflow_uri is not None:
+        ml = sqlite_path(c.mlflow_uri)
         if ml is not None:
             check_sqlite(ml, "tracking store")
     if not marker.exists():  # the first start in this work directory (its age tells a lost store from a new one)

@@ -36,11 +36,11 @@ def method_overrides(method: str, seed: int, trials: int) -> dict[str, Any]:
         options: dict[str, Any] = {}
         objective: dict[str, Any] = {"repeats": 3, "adaptive": True}
         for part in method.split("-")[1:]:
-            if part == "topk":  # the model's top picks as ranked (the start before issue 12's diverse one)
+            if part == "topk":  # the model's top picks as ranked (the start before the diverse one)
                 prior.update(diverse=False, top=3)
             elif part.startswith("top"):
                 prior["top"] = int(part[3:])
-            elif part in ("median", "mean", "best"):  # autotune-best: best-of-N, the default before issue 12
+            elif part in ("median", "mean", "best"):  # autotune-best: best of N, the default before `auto`
                 objective["aggregate"] = part
             elif part == "nobridge":
                 options["bridge"] = False
@@ -82,12 +82,12 @@ def _clamp(space: BoundSpace, config: Config) -> Config | None:
 
 
 def rules_of_thumb(space: BoundSpace) -> dict[str, Config]:
-    """One-shot configurations from the seeds' advice that apply to this target."""
+    """One-shot configurations from the cited sources' advice (docs/references.md) that apply to this target."""
     base = space.default_config()
     names = {p.name for p in space.active}
     out: dict[str, Config] = {}
     if space.fs.kind == "lustre":
-        # NERSC (seed 002): stripe_small / medium / large = 8 / 24 / 72 OSTs of 1 MiB; Cray aggregators = stripe count
+        # NERSC Cori I/O talk: stripe_small / medium / large = 8 / 24 / 72 OSTs of 1 MiB; Cray aggregators = stripe count
         for rule, count in (("stripe_small", 8), ("stripe_medium", 24), ("stripe_large", 72)):
             cfg = {**base, "lustre.stripe_count": count, "lustre.stripe_size": MIB}
             if "mpiio.cb_nodes" in names:
@@ -95,7 +95,7 @@ def rules_of_thumb(space: BoundSpace) -> dict[str, Config]:
             out[f"rule:{rule}"] = cfg
         osts = int(space.fs.osts or 1)
         cfg = {**base, "lustre.stripe_count": osts, "lustre.stripe_size": MIB}
-        if "mpiio.cb_nodes" in names:  # seed 000: stripe over all OSTs, as many aggregators as OSTs
+        if "mpiio.cb_nodes" in names:  # KAUST Shaheen II training: stripe over all OSTs, as many aggregators as OSTs
             cfg["mpiio.cb_nodes"] = osts
         out["rule:aggregators=stripe_count"] = cfg
     if space.fs.kind == "datawarp" and "mpiio.cb_nodes" in names:

@@ -39,7 +39,7 @@ def medians(records: list[dict[str, Any]], budget: int) -> dict[tuple[str, str],
 
 def targets(med: dict[tuple[str, str], dict[str, Any]], scenarios: list[str], overhead: dict[str, Any] | None,
             budget: int) -> dict[str, Any]:
-    """Each issue target, per scenario, from the medians."""
+    """Each target, per scenario, from the medians."""
     res: dict[str, Any] = {}
     for sc in scenarios:
         a = med.get((sc, "autotune"))

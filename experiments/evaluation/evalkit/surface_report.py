@@ -53,7 +53,7 @@ def per_truth(records: list[dict[str, Any]], trials: int) -> dict[str, dict[str,
 
 
 def targets(table: dict[tuple[str, str], dict[str, float]], kind: str) -> list[str]:
-    """The issue's targets for ``autotune`` on one kind of truth, each met or not with the figures."""
+    """The targets for ``autotune`` on one kind of truth, each met or not with the figures."""
     a = table.get((kind, "autotune"))
     if a is None:
         return []
