@@ -163,6 +163,13 @@ class Registry(Generic[T]):
         """Remove ``name`` (tests that plant an entry take it out again)."""
         self._entries.pop(name, None)
 
+    def origin(self, name: str) -> str:
+        """The module that provides entry ``name`` (without importing a lazily registered one)."""
+        entry = self._entries[self.check(name)]
+        if isinstance(entry, str):
+            return entry.partition(":")[0]
+        return str(getattr(entry, "__module__", None) or type(entry).__module__)
+
     def names(self) -> list[str]:
         """Every registered name, in the order they were registered."""
         return list(self._entries)

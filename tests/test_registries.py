@@ -23,7 +23,7 @@ KINDS = {"launcher", "executor", "tracker", "extractor", "sampler", "dialect", "
 
 def _cases() -> list[Any]:
     cases = []
-    for reg, name in entries(REGISTRIES):
+    for reg, name in entries(REGISTRIES, "autotune"):
         marks = EXAMPLES.get((reg.kind, name), (None, ()))[1]
         cases.append(pytest.param(reg, name, marks=marks, id=f"{reg.kind}-{name}"))
     return cases
@@ -43,7 +43,7 @@ def test_every_entry_passes_the_contract_of_its_kind(registry: Registry[Any], na
 
 
 def test_every_example_names_a_registered_entry() -> None:
-    registered = {(r.kind, n) for r, n in entries(REGISTRIES)}
+    registered = {(r.kind, n) for r, n in entries(REGISTRIES, "autotune")}
     assert set(EXAMPLES) <= registered, f"examples of nothing: {set(EXAMPLES) - registered}"
 
 

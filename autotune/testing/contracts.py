@@ -276,11 +276,15 @@ def _unknown_option_is_one_line(cls: Any, where: str) -> None:
         raise AssertionError(f"{cls.__name__}: an unknown option was accepted")
 
 
-def entries(regs: list[Registry[Any]]) -> Iterator[tuple[Registry[Any], str]]:
-    """Every (registry, name) pair."""
+def entries(regs: list[Registry[Any]], package: str | None = None) -> Iterator[tuple[Registry[Any], str]]:
+    """Every (registry, name) pair; with ``package``, only the entries a module of that package provides (a
+    plug-in registered from elsewhere, such as the evaluation harness's launcher, runs ``check_entry`` in its
+    own tests)."""
     for reg in regs:
         for name in reg.names():
-            yield reg, name
+            origin = reg.origin(name)
+            if package is None or origin == package or origin.startswith(package + "."):
+                yield reg, name
 
 
 __all__ = ["SUITES", "NoContract", "check_entry", "entries", "registries", "run_class_suite", "suite"]

@@ -107,3 +107,15 @@ def test_the_model_in_the_loop_gives_way_when_the_runs_contradict_it() -> None:
                                {**rec, "method": "autotune", "trials_to_95": 7, "bench_seconds_to_95": 1.0}]})
     assert "its share was 0 (the search alone) at the end of 1 of 1 campaigns" in md
     assert "| structural | 11.0 / 11.0 | 7.0 / 7.0 | - | - | NOT met |" in md  # a miss is reported as a miss
+
+
+def test_the_harness_launcher_passes_the_launcher_contract(tmp_path: Path) -> None:
+    """The harness registers ``variant`` from outside the package, so the registry walk leaves it to its own
+    tests: the same launcher contract, with the model launcher's example requests."""
+    from autotune.launch import LAUNCHERS, get_launcher
+    from autotune.testing.contracts import check_entry
+    from tests.contracts.examples import EXAMPLES
+
+    _, good, bad = EXAMPLES[("launcher", "model")][0](tmp_path)
+    make = lambda: get_launcher("variant")({"variant": "aggregator-contention"})  # noqa: E731
+    check_entry(LAUNCHERS, "variant", (make, good, bad), tmp_path)
