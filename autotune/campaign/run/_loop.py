@@ -150,7 +150,7 @@ class CampaignLoop:
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
                          "the Pareto front, see docs/DESIGN.md)")
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
-                from autotune.campaign.verify._confirm import confirm_campaign
+                from autotune.campaign.verify._recommend import confirm_campaign
 
                 self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
                          "rounds at most (fewer once the margin is shown or shown not to matter), then an ablation "
