@@ -36,9 +36,9 @@ from autotune.campaign.study._study import (
 )
 from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
-from autotune.campaign.verify._confirm import recommended_config
 from autotune.campaign.verify._dryrun import Proposal, proposals
 from autotune.campaign.verify._preflight import pending_lines, preflight
+from autotune.campaign.verify._recommend import recommended_config
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [

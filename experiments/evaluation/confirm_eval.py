@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from autotune.campaign import Objective
-from autotune.campaign.verify._confirm import CONFIRM_BASE, confirm, pooled_history, top_physical
+from autotune.campaign.verify._confirm import CONFIRM_BASE, confirm
+from autotune.campaign.verify._recommend import pooled_history, top_physical
 from autotune.measure import aggregate, block_differences, default_aggregate, differences, trimmed
 
 SPREAD = 0.19

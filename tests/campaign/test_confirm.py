@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign, parse_campaign, summary_text
-from autotune.campaign.verify._confirm import confirm, pooled_history, top_physical, weights
+from autotune.campaign.verify._confirm import confirm, weights
+from autotune.campaign.verify._recommend import pooled_history, top_physical
 from autotune.errors import ConfigError
 from autotune.hints import inert
 from autotune.space import Config

@@ -12,7 +12,8 @@ from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.study._digest import counts, first_flagged
 from autotune.campaign.study._objectives import front, is_multi, value_of
 from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
-from autotune.campaign.verify._confirm import Confirmation, recommended_config
+from autotune.campaign.verify._confirmation import Confirmation
+from autotune.campaign.verify._recommend import recommended_config
 from autotune.hints import Settings, render
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size

@@ -41,19 +41,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-import optuna
-from optuna.trial import TrialState
-
-from autotune import trialrecord
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import run_trial
-from autotune.campaign.study._resume import in_space
 from autotune.campaign.verify._confirmation import MATTERS, Confirmation
-from autotune.hints import inert, measured_phases
+from autotune.hints import inert
 from autotune.measure import (
     ALPHA,
     INTERIM,
@@ -261,76 +254,3 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
             conf.dropped.pop(max(changed, key=lambda k: conf.ablation[k]["cost"]))
         changed = {k: v for k, v in changed.items() if k not in conf.dropped}
     return changed
-def pooled_history(runs: Sequence[tuple[int, Config, Sequence[float | None]]], default: Config,
-                   top: Sequence[tuple[int, Config]], phases: Sequence[str]) -> dict[int, list[list[float]]]:
-    """The campaign's earlier runs per candidate (trial number; -1: the default), one block per trial: every trial
-    of the physically same configuration, except the candidate's own trial (chosen because it was lucky)."""
-    keyed = [(n, physical(cfg, default, phases), [float(v) for v in vs if v is not None]) for n, cfg, vs in runs]
-    out: dict[int, list[list[float]]] = {}
-    for n, cfg in [(-1, default), *top]:
-        key = physical(cfg, default, phases)
-        out[n] = [vs for m, k, vs in keyed if k == key and (m != n or n == -1) and vs]
-    return out
-
-
-def top_physical(ranked: Sequence[tuple[int, Config]], default: Config, phases: Sequence[str],
-                 k: int = TOP) -> list[tuple[int, Config]]:
-    """The best trial of each of the ``k`` best physically distinct configurations (twins of the default left out)."""
-    seen = [physical(default, default, phases)]
-    top: list[tuple[int, Config]] = []
-    for n, cfg in ranked:
-        key = physical(cfg, default, phases)
-        if key not in seen:
-            seen.append(key)
-            top.append((n, cfg))
-        if len(top) == k:
-            break
-    return top
-
-
-def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmation | None:
-    """Run the confirmation of a finished campaign and store it on the study (``confirmation``)."""
-    c = rt.campaign
-    ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-           if trialrecord.read(t).ran and t.value is not None]
-    done = [t for t in ran if not trialrecord.read(t).is_default]
-    if not done:
-        return None
-    done.sort(key=lambda t: float(t.value or 0.0), reverse=c.objective.maximize)
-    phases = measured_phases(c.objective.metric, c.app.pattern.phases)
-    default_cfg = rt.space.default_config()
-    top = top_physical([(t.number, rt.config_of(t)) for t in done], default_cfg, phases)
-    if not top:
-        return None
-    runs = [(-1 if r.is_default else t.number, default_cfg if r.is_default else rt.config_of(t), list(r.repetitions))
-            for t in ran for r in (trialrecord.read(t),)]
-
-    def measure(config: Config, is_default: bool, number: int) -> float | None:
-        o = run_trial(rt, number, config, is_default, 1)
-        return o.repetitions[0] if o.repetitions else None
-
-    conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
-                   history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
-                   seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
-    default = next((t for t in ran if trialrecord.read(t).is_default), None)
-    if default is not None and default.value:
-        best = done[0].value or 0.0
-        conf.best_of_n_gain = best / default.value - 1 if c.objective.maximize else default.value / best - 1
-    trialrecord.write_study(study, confirmation=asdict(conf))
-    return conf
-
-
-def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
-    """The configuration to export and whether it is the system's defaults: the confirmed one, else the best
-    trial's settings that differ from the default and can act."""
-    conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
-    if conf is not None:
-        kept = dict(conf.get("recommended") or {})
-        return {**rt.space.fixed, **kept}, not kept
-    if trialrecord.read(best).is_default:
-        return dict(rt.space.fixed), True
-    default = rt.space.default_config()
-    changed = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
-    for name in inert(changed, measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)):
-        changed.pop(name)
-    return {**rt.space.fixed, **changed}, not changed

@@ -1,0 +1,188 @@
+"""The campaign loop's steps on the study: open it (set up, resume, clean up what an interrupted run left), ask
+for a proposal and check it against the rules, tell and show a finished trial, mark interrupted trials.
+
+``CampaignLoop`` (``_loop``) builds on these and decides when trials start and stop."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune import trialrecord
+from autotune._storelock import store_lock
+from autotune.campaign.file._config import Campaign
+from autotune.campaign.file._names import clean_stale_data
+from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._show import trial_line, trial_record
+from autotune.campaign.run._trial import TrialOutcome
+from autotune.campaign.study import _resume
+from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
+from autotune.campaign.study._study import best_trial, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.launch import kill_leftovers
+from autotune.space import Config
+from autotune.tracking import BaseTracker, NullTracker, SafeTracker
+
+
+class LoopSteps:
+    """The state of one campaign's run and its steps on the study (``CampaignLoop`` runs them)."""
+
+    def __init__(self, campaign: Campaign, *, tracker: BaseTracker | None = None, runtime: Runtime | None = None,
+                 out: TextIO | None = None, progress: bool = True, command_line: str = "",
+                 on_trial: Callable[[TrialOutcome], None] | None = None) -> None:
+        self.c = campaign
+        self.rt = runtime or Runtime.build(campaign)
+        self.tracker = SafeTracker(tracker or NullTracker())
+        self.out = out or sys.stdout
+        self.progress = progress
+        self.command_line = command_line
+        self.on_trial = on_trial
+        self._queued: tuple[optuna.Study, optuna.Trial, Config, float | None]  # the serial _submit's trial
+        self.failure: str | None = None  # why the campaign stopped early (the default failed)
+        self._duplicates = 0  # proposals in a row of configurations already measured
+        self._size: int | None = None  # feasible configurations of a small space (-1: too many to count)
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def open(self) -> optuna.Study:
+        rt = self.rt
+        rt.check_target()
+        from autotune.optimize import sampler_for
+
+        fallback = sampler_for(self.c.sampler, 2 if self.c.objective.cost is not None else 1)[1]
+        for notice in [*rt.space.notices, *([fallback] if fallback else [])]:
+            self.say(f"notice: {notice}")
+        if self.c.storage.startswith("sqlite:///"):
+            self.c.workdir.mkdir(parents=True, exist_ok=True)
+        with store_lock(self.c.storage, "study-setup"):  # workers starting at once: one sets the study up
+            study = self._set_up_study()
+        self._clean_stale_data()
+        return study
+
+    def _set_up_study(self) -> optuna.Study:
+        rt = self.rt
+        study = open_study(self.c, rt.space)
+        info = rt.info()
+        _resume.check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
+        trialrecord.write_study(study, **info)
+        _resume.record_space(study, rt.space.distributions())
+        interrupted = recover_interrupted(study)
+        if interrupted:
+            self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
+        for line in _resume.drop_queued_outside(study, rt.space.distributions()):
+            self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
+        if not study.get_trials(deepcopy=False):
+            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs=trialrecord.attrs(is_default=True),
+                                skip_if_exists=True)
+            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
+                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
+            from autotune.optimize import initial_configs
+
+            for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
+                study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
+        return study
+
+    def _clean_stale_data(self) -> None:
+        """Kill what an interrupted run left running, then remove this study's own stale data directories."""
+        killed = kill_leftovers(self.rt.runs_root)
+        if killed:
+            self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
+        clean_stale_data(self.c.data_root, self.c.study)
+
+    @staticmethod
+    def _default_taken(study: optuna.Study, number: int) -> bool:
+        """True when an earlier trial already is (or runs) the default configuration."""
+        return any(t.number < number and r.is_default and not r.duplicate_default and not r.interrupted
+                   and t.state != TrialState.WAITING
+                   for t in study.get_trials(deepcopy=False) for r in (trialrecord.read(t),))
+
+    def _default_failed(self, study: optuna.Study, outcome: TrialOutcome) -> bool:
+        """Fail fast: the default failed in every repetition and nothing has succeeded yet."""
+        if outcome.ok or not outcome.is_default or best_trial(study) is not None:
+            return False
+        from autotune.campaign.verify._check import default_failure
+
+        self.failure = default_failure(outcome)
+        self.say("\n" + self.failure)
+        return True
+
+    def _propose(self, study: optuna.Study) -> tuple[optuna.Trial, Config] | None:
+        """Ask for a configuration; one that breaks a rule, lies outside the space (queued before it was narrowed),
+        was already measured, or is a duplicate default is told and gives None (never run, not counted)."""
+        rt = self.rt
+        distributions = rt.space.distributions()
+        trial = study.ask(fixed_distributions=distributions)
+        unneeded = _resume.settle_unneeded(study, trial, distributions)
+        if unneeded is not None:
+            if unneeded == _resume.DUPLICATE:
+                self._duplicates += 1
+            else:
+                self.say(f"resume: {unneeded}")
+            return None
+        self._duplicates = 0
+        config = rt.space.from_optuna(trial.params)
+        violations = rt.space.violations(config)
+        # one constraint for all rules (the names of broken ones go to a user attribute): a GP sampler
+        # fits one model per constraint, and only feasibility matters to the search
+        trial.set_constraint("rules", max(violations.values(), default=0.0))
+        broken = sorted(n for n, v in violations.items() if v > 0)
+        if broken:
+            trialrecord.write(trial, infeasible=broken)
+            study.tell(trial, worst_values(study))
+            return None
+        if trialrecord.read(trial).is_default and self._default_taken(study, trial.number):
+            trialrecord.write(trial, duplicate_default=True)  # another worker enqueued it at the same instant
+            study.tell(trial, state=TrialState.FAIL)
+            return None
+        trialrecord.write(trial, worker=rt.worker, ran=True)
+        return trial, config
+
+    def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
+        """Store a finished trial's outcome, tell Optuna, track it and show it."""
+        trialrecord.write(trial, **outcome.record())
+        cost = None
+        if outcome.ok:
+            parts = cost_parts(self.c, outcome, self.rt.space.default_config().get("bb.nodes"))
+            if self.c.objective.cost is not None and parts is not None:
+                cost = parts.as_dict(self.c.objective.cost.exchange_rate)
+                trialrecord.write(trial, cost=cost)
+            study.tell(trial, told_values(self.c, outcome, parts))
+        else:
+            trialrecord.write(trial, error=outcome.error)
+            study.tell(trial, state=TrialState.FAIL)
+        self.tracker.log_trial(trial_record(self.c, outcome, cost))
+        self._show(bar, study, outcome)
+        if self.on_trial:
+            self.on_trial(outcome)
+
+    def _mark_interrupted(self, study: optuna.Study, trials: list[optuna.Trial]) -> None:
+        """Ctrl-C/SIGTERM: the running trials fail, do not count, and their configurations run again."""
+        for trial in trials:
+            trialrecord.write(trial, error="interrupted by the user; runs again on resume", ran=False, interrupted=True)
+            study.tell(trial, state=TrialState.FAIL)
+            enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
+        numbers = ", ".join(str(t.number) for t in trials)
+        self.say(f"\ninterrupted during trial {numbers}: run the same command to resume")
+
+    def _bar(self, study: optuna.Study, total: int | None) -> Any:
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=min(len(ran_trials(study)), total or math.inf), unit="trial",
+                    disable=not sys.stderr.isatty(), file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def _show(self, bar: Any, study: optuna.Study, o: TrialOutcome) -> None:
+        line, postfix = trial_line(self.c, study, o)
+        if bar is not None:
+            bar.update(1)
+            if postfix is not None:
+                bar.set_postfix_str(postfix)
+            bar.write(line, file=self.out)
+        else:
+            self.say(line)
