@@ -1,6 +1,6 @@
 """The trial record: every key round-trips, bad writes are refused in one line, studies written before the
 format stamp still read (and `autotune status` / `export` / `hints` work on them), and no module outside
-``autotune/trialrecord.py`` touches the attribute channel by key."""
+``autotune/trialrecord/`` touches the attribute channel by key."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import autotune
 from autotune import trialrecord
 from autotune.cli import main
 from autotune.testing import production_campaign
 
-PACKAGE = Path(trialrecord.__file__).resolve().parent
+PACKAGE = Path(autotune.__file__).resolve().parent
+RECORD = Path(trialrecord.__file__).resolve().parent  # the record's own package: exempt from the scan
 
 # one value of every field, of its type and unlike its default
 SAMPLE: dict[str, Any] = {
@@ -186,7 +188,7 @@ def _offences(path: Path) -> list[str]:
 
 
 def test_only_the_record_module_touches_the_attribute_channel() -> None:
-    offences = [o for p in sorted(PACKAGE.rglob("*.py")) if p.name != "trialrecord.py" for o in _offences(p)]
+    offences = [o for p in sorted(PACKAGE.rglob("*.py")) if RECORD not in p.parents for o in _offences(p)]
     assert offences == []
 
 

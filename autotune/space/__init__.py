@@ -1,5 +1,6 @@
 """Search spaces: namespaced parameters, system rules as declarative constraints, binding to a target."""
 
+from autotune.space._bound import BoundSpace, Config, aggregators, context_env
 from autotune.space._catalogue import CATALOGUE, Known
 from autotune.space._expr import Expr
 from autotune.space._params import BoundParam, ParamSpec
@@ -13,17 +14,7 @@ from autotune.space._relevance import (
     measured_phases,
     other_component,
 )
-from autotune.space._space import (
-    BoundSpace,
-    Config,
-    Rule,
-    SearchSpace,
-    aggregators,
-    context_env,
-    default_rules,
-    fixed_value,
-    load_space,
-)
+from autotune.space._space import Rule, SearchSpace, default_rules, fixed_value, load_space
 
 __all__ = [
     "AGGREGATOR_SETTINGS", "CATALOGUE", "COMPONENT_RULES", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS",

@@ -10,7 +10,7 @@ from autotune.model import settings_in_effect
 from autotune.model._constants import constants_for
 from autotune.pattern import IOPattern
 from autotune.space import load_space
-from autotune.space._space import aggregators
+from autotune.space._bound import aggregators
 
 
 @pytest.mark.parametrize("phases", [("write",), ("read", "write", "write"), ("read",)])
