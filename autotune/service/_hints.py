@@ -27,7 +27,7 @@ class Known:
     match: str  # "exact", "same app", or "nearest pattern (distance d)"
     gain: float | None = None  # best / default (>1: better), from the medians of the repetitions
     interval: tuple[float, float] | None = None
-    confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/verify/_confirm.py), if it ran
+    confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/verify/_recommend.py), if it ran
 
     def config(self, rt: Any) -> dict[str, Any]:
         """The settings to hand out with campaign runtime ``rt``: the confirmed recommendation, else the best

@@ -46,7 +46,7 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
-    confirm: int = 80       # interleaved rounds of the final confirmation at most (campaign/verify/_confirm.py); 0: off
+    confirm: int = 80       # interleaved rounds of the final confirmation at most (campaign/verify/_recommend.py); 0: off
     confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
     confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
     cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/file/_cost.py)
