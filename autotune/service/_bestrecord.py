@@ -13,6 +13,7 @@ watermark): the next reader catches up further, so concurrent tells are never lo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from typing import Any
@@ -174,7 +175,5 @@ def _trial(db: Any, ref: list[Any] | None) -> FrozenTrial | None:
 
 def _write(study: optuna.Study, rec: dict[str, Any]) -> None:
     """Keep the record (a reader that may not write, or a store busy for a moment, simply leaves it stale)."""
-    try:
+    with contextlib.suppress(Exception):  # the record is an optimisation: the next reader catches up again
         trialrecord.store_study(study, best_record=rec)
-    except Exception:  # noqa: BLE001 - the record is an optimisation: the next reader catches up again
-        pass

@@ -36,7 +36,7 @@ def _local(tmp: Path) -> Any:
     return (lambda: get_launcher("local")({})), None, None
 
 
-def _model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
+def model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
                    repetition: int = 0) -> RunRequest:
     prof = S.system(system)
     return RunRequest(campaign="contract", trial=1, repetition=repetition, config=config, settings=Settings(info={}),
@@ -48,9 +48,9 @@ def _model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, sys
 def _model(tmp: Path) -> Any:
     big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
     return ((lambda: get_launcher("model")()),
-            lambda t, repetition=0: _model_request(t, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects",
+            lambda t, repetition=0: model_request(t, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects",
                                                    repetition),
-            lambda t: _model_request(t, {"bb.nodes": 1}, big, "cori", "bb"))
+            lambda t: model_request(t, {"bb.nodes": 1}, big, "cori", "bb"))
 
 
 SWEEP = """# metric: write_bandwidth_mib_s

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from autotune.hints import Settings
-from autotune.launch import LAUNCHERS, AppSpec, BaseLauncher, RunRequest, get_launcher
+from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, get_launcher
 from autotune.model import _scenarios as S
 from autotune.pattern import IOPattern
 from autotune.testing import LauncherContract, RunContract, ensure_local_slurm
+from tests.contracts.examples import model_request
 
 
 def test_every_registered_launcher_has_a_contract_here() -> None:
@@ -26,13 +26,6 @@ class TestLocalContract(LauncherContract):
         return get_launcher("local")({})
 
 
-def _model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
-                   repetition: int = 0) -> RunRequest:
-    prof = S.system(system)
-    return RunRequest(campaign="contract", trial=1, repetition=repetition, config=config, settings=Settings(info={}),
-                      app=AppSpec(name="ior", pattern=pattern, command=("ior",)), system=prof,
-                      fs=prof.filesystem(fs), run_dir=tmp / f"run-{repetition}", data_dir=tmp / "data", timeout=10.0)
-
 
 class TestModelContract(RunContract):
     """The model runs no command: a repetition is a prediction; an impossible configuration is the failure."""
@@ -42,11 +35,11 @@ class TestModelContract(RunContract):
         return get_launcher("model")()
 
     def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
-        return _model_request(tmp, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects", repetition)
+        return model_request(tmp, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects", repetition)
 
     def failing_request(self, tmp: Path) -> RunRequest:
         big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
-        return _model_request(tmp, {"bb.nodes": 1}, big, "cori", "bb")
+        return model_request(tmp, {"bb.nodes": 1}, big, "cori", "bb")
 
 
 @pytest.fixture
