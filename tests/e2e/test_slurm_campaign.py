@@ -62,9 +62,13 @@ def _jobs_named(job_name: str) -> list[str]:
 
 
 def test_killed_campaign_with_a_running_job_does_not_submit_it_twice(tmp_path: Path) -> None:
+    # The app writes into its data directory (the job's working directory) before and after the kill: the
+    # resumed campaign must leave the directory of the job it adopts alone until it has collected the job.
     app = tmp_path / "app.py"
-    app.write_text("import json, os, time\nif os.environ['AUTOTUNE_TRIAL'] == '1' and not os.path.exists('"
-                   f"{tmp_path}/go'):\n    time.sleep(8)\nprint(json.dumps({{'metrics': {{'bandwidth_mib_s': 100.0}}}}))\n")
+    app.write_text("import json, os, time\nopen('part1', 'w').write('x')\n"
+                   "if os.environ['AUTOTUNE_TRIAL'] == '1':\n    time.sleep(8)\n"
+                   "open('part2', 'w').write('x')\nassert os.path.exists('part1'), 'part1 was removed'\n"
+                   "print(json.dumps({'metrics': {'bandwidth_mib_s': 100.0}}))\n")
     name = f"kill{os.getpid()}x{int(time.time())}"
     data: dict[str, Any] = {
         "name": name, "app": {"command": [sys.executable, str(app)], "mpiexec": False, "ranks": 1,
@@ -96,7 +100,10 @@ def test_killed_campaign_with_a_running_job_does_not_submit_it_twice(tmp_path: P
     assert _jobs_named(f"autotune-{name}-t1") == before  # recovered, not submitted again
     s = optuna.load_study(study_name=name, storage=f"sqlite:///{db}")
     retry = [t for t in s.trials if t.user_attrs.get("retry_of") == 1]
-    assert len(retry) == 1 and retry[0].state.name == "COMPLETE"
+    assert len(retry) == 1
+    assert retry[0].state.name == "COMPLETE", (retry[0].user_attrs.get("error"), retry[0].user_attrs.get("run_info"))
     assert retry[0].user_attrs["run_info"][0]["job_id"] == before[0]
     assert len(ran_trials(s)) == 3
     assert re.match(r"^\d+$", before[0])
+    data = load_campaign(path).data_root  # the adopted job's data went once it was collected
+    assert not [p.name for p in data.glob(f"{name}-t*")] if data.is_dir() else True

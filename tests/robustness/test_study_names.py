@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from autotune import trialrecord
 from autotune.campaign import load_campaign
-from autotune.campaign.file._names import check_study_name, clean_stale_data, data_dir_name
+from autotune.campaign.file._names import REMEASURE_BASE, check_study_name, clean_stale_data, data_dir_name
 from autotune.campaign.run._loop import CampaignLoop
 from autotune.errors import ConfigError
 from autotune.testing._misbehave import GOOD_APP, write_campaign
@@ -93,3 +95,31 @@ def test_opening_a_campaign_leaves_another_campaigns_live_data_alone(tmp_path: P
     stale = _mkdata(target, "studytest-t0001-r0")
     CampaignLoop(load_campaign(path), progress=False).open()
     assert (live / "blob").exists() and not stale.exists()
+
+
+def test_the_cleanup_leaves_the_directories_of_trials_that_may_still_write(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    busy, idle = _mkdata(root, data_dir_name("s", 4, 0)), _mkdata(root, data_dir_name("s", 5, 1))
+    assert clean_stale_data(root, "s", in_use=lambda: {4}) == [idle.name]
+    assert (busy / "blob").exists()
+
+
+def test_reopening_keeps_live_trials_and_adoptable_jobs_and_drops_the_rest(tmp_path: Path) -> None:
+    """A worker joining (or a resumed campaign) removes only what no worker and no job can still write:
+    a live worker's running trial and an interrupted trial whose queued retry may adopt its job keep their
+    data; finished trials, unknown numbers and confirmation runs lose theirs."""
+    path = write_campaign(tmp_path, GOOD_APP, name="reopen")
+    study = CampaignLoop(load_campaign(path), progress=False).open()
+    live = study.ask()  # the queued default, owned by this (live) process
+    trialrecord.write(live, worker=f"{socket.gethostname()}:{os.getpid()}")
+    done = study.ask()
+    study.tell(done, 1.0)
+    dead = study.ask()  # owned by a process that has exited: interrupted, its configuration queued again
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    trialrecord.write(dead, worker=f"{socket.gethostname()}:{int(gone.stdout)}")
+    target = tmp_path / "target"
+    kept = {n: _mkdata(target, data_dir_name("reopen", n, 0)) for n in (live.number, dead.number)}
+    stale = {n: _mkdata(target, data_dir_name("reopen", n, 0)) for n in (done.number, 40, REMEASURE_BASE + 1, 2_000_000)}
+    CampaignLoop(load_campaign(path), progress=False).open()
+    assert all((p / "blob").exists() for p in kept.values())
+    assert not any(p.exists() for p in stale.values())

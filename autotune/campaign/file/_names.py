@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from autotune.errors import ConfigError
 
+# Run numbers from here on are no trial's: re-measurement runs (from 1,000,000) and confirmation runs (2,000,000).
+REMEASURE_BASE = 1_000_000
 STUDY_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -27,30 +30,32 @@ def data_dir_name(study: str, trial: int, repetition: int) -> str:
 
 def data_dir_re(study: str) -> re.Pattern[str]:
     """Matches (in full) exactly the names ``data_dir_name`` gives for ``study``, for no other study."""
-    return re.compile(rf"{re.escape(check_study_name(study))}-t\d+-r\d+")
+    return re.compile(rf"{re.escape(check_study_name(study))}-t(\d+)-r\d+")
 
 
-def clean_stale_data(root: Path, study: str) -> list[str]:
+def clean_stale_data(root: Path, study: str, in_use: Callable[[], Container[int]] | None = None) -> list[str]:
     """Remove data directories left by interrupted runs of ``study`` directly in ``root``; returns their names.
 
-    Only entries whose whole name is this study's data-directory name are touched; a symbolic link is
-    removed itself, never followed; nothing outside ``root`` (resolved) is ever removed.
+    Only entries whose whole name is this study's data-directory name are touched, and none whose trial
+    number is in ``in_use()`` (trials that may still write: a live worker's, a job a resumed campaign adopts).
+    ``in_use`` is asked after the directory was listed, so a trial started meanwhile is in it or not listed.
+    A symbolic link is removed itself, never followed; nothing outside ``root`` (resolved) is ever removed.
     """
     pattern = data_dir_re(study)
     if not root.is_dir():
         return []
     base = root.resolve()
-    removed = []
     with os.scandir(base) as entries:
-        for entry in entries:
-            if not pattern.fullmatch(entry.name):
-                continue
-            path = base / entry.name
-            if path.parent != base:
-                continue
-            if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
-                path.unlink(missing_ok=True)
-            else:
-                shutil.rmtree(path, ignore_errors=True)
-            removed.append(entry.name)
+        ours = [(entry, int(m[1])) for entry in entries if (m := pattern.fullmatch(entry.name))]
+    busy = in_use() if in_use is not None and ours else ()
+    removed = []
+    for entry, number in ours:
+        path = base / entry.name
+        if number in busy or path.parent != base:
+            continue
+        if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+            path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        removed.append(entry.name)
     return removed

@@ -8,6 +8,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
+from autotune.campaign.file._names import REMEASURE_BASE
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._objectives import value_of
@@ -28,7 +29,7 @@ def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) 
 
     def measure(number: int, n: int) -> list[float]:
         t = by_number[number]
-        o = run_trial(rt, 1_000_000 + number, rt.space.from_optuna(t.params), trialrecord.read(t).is_default, n)
+        o = run_trial(rt, REMEASURE_BASE + number, rt.space.from_optuna(t.params), trialrecord.read(t).is_default, n)
         extra[number] = list(o.repetitions)
         return [v for v in o.repetitions if v is not None]
 

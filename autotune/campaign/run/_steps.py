@@ -22,7 +22,7 @@ from autotune.campaign.run._show import trial_line, trial_record
 from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
-from autotune.campaign.study._study import best_trial, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
 from autotune.launch import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
@@ -61,7 +61,7 @@ class LoopSteps:
             self.c.workdir.mkdir(parents=True, exist_ok=True)
         with store_lock(self.c.storage, "study-setup"):  # workers starting at once: one sets the study up
             study = self._set_up_study()
-        self._clean_stale_data()
+        self._clean_stale_data(study)
         return study
 
     def _set_up_study(self) -> optuna.Study:
@@ -87,12 +87,13 @@ class LoopSteps:
                 study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
         return study
 
-    def _clean_stale_data(self) -> None:
-        """Kill what an interrupted run left running, then remove this study's own stale data directories."""
+    def _clean_stale_data(self, study: optuna.Study) -> None:
+        """Kill what an interrupted run left running, then remove this study's own stale data directories
+        (not those a live worker's trial or an adoptable job may still write: ``data_in_use``)."""
         killed = kill_leftovers(self.rt.runs_root)
         if killed:
             self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
-        clean_stale_data(self.c.data_root, self.c.study)
+        clean_stale_data(self.c.data_root, self.c.study, lambda: data_in_use(study))
 
     @staticmethod
     def _default_taken(study: optuna.Study, number: int) -> bool:

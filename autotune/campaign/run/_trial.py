@@ -92,7 +92,7 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
     except Exception as exc:  # noqa: BLE001 - describing is best effort
         outcome.command = f"(cannot describe: {exc})"
     if c.objective.adaptive:
-        _run_adaptive(rt, outcome, requests, incumbent)
+        _run_adaptive(rt, outcome, requests, incumbent, retry_of)
     else:
         try:
             recovered = [rt.launcher.recover(r) for r in requests]
@@ -101,7 +101,7 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
             results = [res if res is not None else next(fresh) for res in recovered]
         finally:
             for r in requests:
-                shutil.rmtree(r.data_dir, ignore_errors=True)
+                _drop_data(rt, r, retry_of)
         for req, res in zip(requests, results, strict=True):
             _record(rt, outcome, req, res)
     ok = [v for v in outcome.repetitions if v is not None]
@@ -111,7 +111,15 @@ def run_trial(rt: Runtime, number: int, config: Config, is_default: bool, repeat
     return outcome
 
 
-def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float | None) -> None:
+def _drop_data(rt: Runtime, req: RunRequest, retry_of: int | None) -> None:
+    """Remove a finished repetition's data, and the interrupted attempt's (kept until its job was collected)."""
+    shutil.rmtree(req.data_dir, ignore_errors=True)
+    if retry_of is not None:
+        shutil.rmtree(rt.data_dir(retry_of, req.repetition), ignore_errors=True)
+
+
+def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float | None,
+                  retry_of: int | None = None) -> None:
     """One repetition at a time while the configuration can still beat ``incumbent`` (None: the first one)."""
     from autotune.optimize import RepetitionPolicy
 

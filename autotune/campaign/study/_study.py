@@ -131,6 +131,18 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
     return failed
 
 
+def data_in_use(study: optuna.Study) -> set[int]:
+    """The trial numbers whose data directories may still be written (asked after ``recover_interrupted``).
+
+    A trial still RUNNING (a live worker's, a production job's) and an interrupted trial whose queued retry
+    may adopt its still-running job (the launcher's ``recover``). Confirmation and re-measurement runs are no
+    trials: their directories count as stale (a worker joining while another confirms is not told apart).
+    """
+    trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING, TrialState.RUNNING))
+    return ({t.number for t in trials if t.state == TrialState.RUNNING}
+            | {r for t in trials if (r := trialrecord.read(t).retry_of) is not None})
+
+
 def ran_trials(study: optuna.Study) -> list[FrozenTrial]:
     """Trials that were really run (complete or failed), i.e. what the budget counts."""
     return trialrecord.ran_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)))

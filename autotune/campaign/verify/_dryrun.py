@@ -13,6 +13,8 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import optuna
+
 from autotune import trialrecord
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.run._loop import CampaignLoop
@@ -30,7 +32,7 @@ class Proposal:
 
 
 class _DryLoop(CampaignLoop):
-    def _clean_stale_data(self) -> None:
+    def _clean_stale_data(self, study: optuna.Study) -> None:
         """A dry run touches no data directory."""
 
 
