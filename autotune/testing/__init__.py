@@ -8,7 +8,7 @@ from autotune.testing._launcher import LauncherContract, RunContract, command_re
 from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
 from autotune.testing._requests import PY, make_requests
-from autotune.testing._slurm import ensure_local_slurm
+from autotune.testing._slurm import ensure_local_slurm, queued_jobs
 from autotune.testing._stacks import MISSING_OPENMPI, Stack, local_system_file, mpich_stack, openmpi_stack
 from autotune.testing._tracker import TrackerContract
 
@@ -33,6 +33,7 @@ __all__ = [
     "mpich_stack",
     "openmpi_stack",
     "production_campaign",
+    "queued_jobs",
     "simulate_cores",
     "wrf_model_campaign",
 ]

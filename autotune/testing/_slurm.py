@@ -17,3 +17,13 @@ def ensure_local_slurm() -> str:
     if proc.returncode != 0:
         raise RuntimeError(f"launchers/slurm-local/up.sh failed: {proc.stderr.strip()[-500:]}")
     return conf
+
+
+def queued_jobs(name_part: str) -> list[str]:
+    """``id|name|state|reason`` of the jobs whose name contains ``name_part`` and that are pending or running.
+
+    ``squeue`` without ``--states`` also lists jobs COMPLETING (ended, Slurm still cleaning up after them,
+    for seconds on a loaded node): they are left out, as they hold nothing and will not run again.
+    """
+    out = subprocess.run(["squeue", "-h", "-o", "%i|%j|%T|%r"], capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if name_part in line.split("|")[1] and line.split("|")[2] != "COMPLETING"]

@@ -16,7 +16,7 @@ import optuna
 import pytest
 import yaml
 
-from autotune.testing import ensure_local_slurm
+from autotune.testing import ensure_local_slurm, queued_jobs
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 CLI = [sys.executable, "-m", "autotune.cli"]
@@ -28,8 +28,7 @@ def slurm() -> Iterator[str]:
 
 
 def _queued(name: str) -> list[str]:
-    out = subprocess.run(["squeue", "-h", "-o", "%i|%j|%T|%r"], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines() if f"|autotune-{name}-" in line]
+    return queued_jobs(f"autotune-{name}-")
 
 
 def _campaign(tmp: Path, name: str, ranks: int, launcher: dict[str, Any]) -> Path:

@@ -16,7 +16,7 @@ from autotune.errors import ConfigError
 from autotune.launch import BaseLauncher, RunResult, get_launcher
 from autotune.launch._slurmbook import JOB_FILE
 from autotune.launch._slurmqueue import PENDING_FILE, describe_pending
-from autotune.testing import PY, ensure_local_slurm, make_requests
+from autotune.testing import PY, ensure_local_slurm, make_requests, queued_jobs
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
@@ -31,9 +31,8 @@ def _launcher(name: str = "slurm", **options: object) -> BaseLauncher:
 
 
 def _queued(campaign: str) -> list[str]:
-    """Jobs of ``campaign`` still pending or running (``squeue`` without --states shows only those)."""
-    out = subprocess.run(["squeue", "-h", "-o", "%i|%j|%T"], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines() if f"autotune-{campaign}-" in line]
+    """Jobs of ``campaign`` still pending or running: ``id|name|state|reason``."""
+    return queued_jobs(f"autotune-{campaign}-")
 
 
 def test_preflight_refuses_more_cpus_than_the_node_has(tmp_path: Path) -> None:
@@ -105,7 +104,7 @@ def test_cancel_active_cancels_a_pending_job_and_resume_submits_anew(tmp_path: P
     assert line is not None and "pending for" in line and "(Slurm: BeginTime, clears by itself" in line
     [queued] = _queued("stopme")
     job_id = queued.split("|")[0]
-    assert queued.endswith("|PENDING")
+    assert queued.split("|")[2] == "PENDING"
     lines = launcher.cancel_active()
     thread.join(30)
     assert lines == [f"cancelled slurm job {job_id} (autotune-stopme-t0, pending)"]
