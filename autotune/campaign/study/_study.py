@@ -81,7 +81,8 @@ def _check_directions(c: Campaign, study: optuna.Study, wanted: list[str]) -> No
                       f"the campaign asks to {c.objective.direction}: use another --study")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True when process ``pid`` exists on this host (also when it belongs to another user)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -115,7 +116,7 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
             continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = trialrecord.read(t).worker
         whost, _, wpid = worker.rpartition(":")
-        if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
+        if worker and (whost != host or not wpid.isdigit() or pid_alive(int(wpid))):
             continue
         if not worker and not _stays_unclaimed(study, t, now):
             continue  # just asked by another worker, which named itself a moment later
