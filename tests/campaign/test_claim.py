@@ -19,6 +19,7 @@ import pytest
 from autotune import trialrecord
 from autotune._storage import GRACE_S
 from autotune.campaign import CampaignLoop, load_campaign, summary_text
+from autotune.campaign.file._names import data_dir_name
 from autotune.campaign.verify._confirm import CONFIRM_BASE
 
 HOST = socket.gethostname()
@@ -140,3 +141,19 @@ def test_two_workers_on_one_sqlite_store_confirm_once(make_campaign: Any, tmp_pa
     rec = trialrecord.read_study(study)
     assert rec.confirmation is not None and rec.confirmation_claim is not None and rec.confirmation_claim["finished"]
     assert rec.confirmation_claim["worker"] in {t.user_attrs.get("worker") for t in study.trials}
+
+
+def test_a_worker_joining_leaves_the_data_of_a_live_worker_s_confirmation(searched: tuple[Path, Path, str],
+                                                                         live_pid: int) -> None:
+    path, _, storage = searched
+    c = load_campaign(path)
+    run = c.data_root / data_dir_name(c.study, CONFIRM_BASE + 65, 0)  # round 1, candidate 1 of the confirmation
+    old = c.data_root / data_dir_name(c.study, 40, 0)  # no trial's: stale
+    for d in (run, old):
+        d.mkdir(parents=True)
+    put_claim(storage, f"{HOST}:{live_pid}", time.time())
+    CampaignLoop(c, progress=False, out=io.StringIO()).open()
+    assert run.is_dir() and not old.exists()
+    put_claim(storage, f"{HOST}:{dead_pid()}", time.time())  # its worker is gone: nothing writes there any more
+    CampaignLoop(c, progress=False, out=io.StringIO()).open()
+    assert not run.exists()

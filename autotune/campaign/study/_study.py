@@ -137,7 +137,8 @@ def data_in_use(study: optuna.Study) -> set[int]:
 
     A trial still RUNNING (a live worker's, a production job's) and an interrupted trial whose queued retry
     may adopt its still-running job (the launcher's ``recover``). Confirmation and re-measurement runs are no
-    trials: their directories count as stale (a worker joining while another confirms is not told apart).
+    trials: their directories count as stale here (the loop adds the runs of a live worker's confirmation:
+    ``verify._claim.in_use``).
     """
     trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING, TrialState.RUNNING))
     return ({t.number for t in trials if t.state == TrialState.RUNNING}

@@ -11,6 +11,8 @@ A claim is live while its worker is: on this host while its process exists, on a
 is younger than the grace period of trials (``GRACE_S``; the claimant refreshes it every ``HEARTBEAT_S``). A live
 claim is left to its worker; a dead one (killed, its host gone) is taken over; a finished claim of the same set
 of trials whose confirmation is recorded is not redone. A claimant that fails or is interrupted clears its claim.
+While another worker's claim is live, a worker joining the campaign leaves the confirmation runs' data
+directories alone (``in_use``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import hashlib
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from typing import Any
 
 import optuna
@@ -29,6 +31,7 @@ from autotune import trialrecord
 from autotune._storage import GRACE_S, HEARTBEAT_S
 from autotune._storelock import store_lock
 from autotune.campaign.study._study import pid_alive
+from autotune.campaign.verify._confirm import CONFIRM_BASE
 
 LOCK = "confirmation-claim"
 
@@ -55,6 +58,23 @@ def confirming_worker(study: optuna.Study) -> str | None:
     """The worker whose live claim says it is confirming ``study`` now, else None."""
     claim = trialrecord.read_study(study).confirmation_claim
     return str(claim.get("worker")) if claim and claim_live(claim) else None
+
+
+class _From:
+    """``numbers``, and every number from ``start`` on."""
+
+    def __init__(self, numbers: Container[int], start: int) -> None:
+        self.numbers, self.start = numbers, start
+
+    def __contains__(self, n: object) -> bool:
+        return n in self.numbers or (isinstance(n, int) and n >= self.start)
+
+
+def in_use(study: optuna.Study, worker: str, trials: Container[int]) -> Container[int]:
+    """The run numbers whose data directories may still be written: ``trials``, and the confirmation's runs
+    while a worker other than ``worker`` holds a live claim."""
+    who = confirming_worker(study)
+    return trials if who is None or who == worker else _From(trials, CONFIRM_BASE)
 
 
 class ConfirmationClaim:
