@@ -157,3 +157,29 @@ def test_a_worker_joining_leaves_the_data_of_a_live_worker_s_confirmation(search
     put_claim(storage, f"{HOST}:{dead_pid()}", time.time())  # its worker is gone: nothing writes there any more
     CampaignLoop(c, progress=False, out=io.StringIO()).open()
     assert not run.exists()
+
+
+def test_the_claimant_beats_while_confirming_and_clears_its_claim_when_it_fails(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from autotune.campaign.verify import _claim
+
+    monkeypatch.setattr(_claim, "HEARTBEAT_S", 0.05)
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    study = optuna.create_study(study_name="fake", storage=storage)
+    said: list[str] = []
+    claim = _claim.ConfirmationClaim(study, storage, ME, [0, 1, 2])
+    assert claim.take(said.append) and not said
+    first = trialrecord.read_study(study).confirmation_claim
+    assert first is not None and first["worker"] == ME and first["trials"] == 3 and not first["finished"]
+    with claim.beating():
+        time.sleep(0.5)
+        beat = trialrecord.read_study(study).confirmation_claim["beat"]  # type: ignore[index]
+    assert beat > first["beat"]  # refreshed while the block ran
+    with pytest.raises(KeyboardInterrupt), claim.beating():
+        raise KeyboardInterrupt
+    assert trialrecord.read_study(study).confirmation_claim is None  # interrupted: free for the next worker
+    assert claim.take(said.append)
+    put_claim(storage, "elsewhere-7:4242", time.time())  # taken over meanwhile (this worker looked dead)
+    assert not claim.record({"rounds": 3}, said.append)
+    assert said == ["confirmation: worker elsewhere-7:4242 took the claim over meanwhile; its result lands in the study"]
+    assert trialrecord.read_study(study).confirmation is None
