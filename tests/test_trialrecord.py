@@ -45,6 +45,7 @@ STUDY_SAMPLE: dict[str, Any] = {
     "pattern": {"phases": ["write"]}, "fixed": {"mpiio.romio_cb_write": "enable"}, "metric_kind": "bandwidth",
     "plausible_max": 1e5, "space_searched": {"a": "{}"}, "cost": {"exchange_rate": 2.0},
     "confirmation": {"winner": "default"}, "recommended": {"trial": 1}, "best_record": {"v": 1, "upto": 0},
+    "confirmation_claim": {"worker": "node1:42", "beat": 1.5, "trials": 3, "key": "ab", "finished": False},
 }
 
 

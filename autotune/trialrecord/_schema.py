@@ -117,6 +117,9 @@ class StudyRecord:
     cost: dict[str, Any] | None = field(default=None, metadata=_doc("the cost rule the study's costs were computed with"))
     confirmation: dict[str, Any] | None = field(default=None, metadata=_doc(
         "the confirmation of the best trial against the default"))
+    confirmation_claim: dict[str, Any] | None = field(default=None, metadata=_doc(
+        "the worker that runs (or ran) the confirmation: {worker: 'host:pid', beat: POSIX time of its last "
+        "heartbeat, trials: how many it confirms, key: digest of their numbers, finished: bool}"))
     recommended: dict[str, Any] | None = field(default=None, metadata=_doc(
         "the trial re-measurement recommends, with its values"))
     best_record: dict[str, Any] | None = field(default=None, metadata=_doc(

@@ -13,6 +13,9 @@ FAKE_APP = textwrap.dedent('''
     import json, math, os, sys, time
     p = lambda k, d: os.environ.get("AUTOTUNE_PARAM_" + k, d)
     trial = int(os.environ["AUTOTUNE_TRIAL"])
+    if os.environ.get("FAKE_LOG"):  # one line per run: its run number (trial, confirmation or re-measurement)
+        with open(os.environ["FAKE_LOG"], "a") as log:
+            log.write(f"{trial}\\n")
     if str(trial) in os.environ.get("FAKE_FAIL_TRIALS", "").split(","):
         print("fake app: failing on purpose", file=sys.stderr); sys.exit(1)
     if str(trial) in os.environ.get("FAKE_HANG_TRIALS", "").split(","):

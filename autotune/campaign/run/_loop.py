@@ -83,10 +83,7 @@ class CampaignLoop(LoopSteps):
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign.verify._recommend import confirm_campaign
 
-                self.say(f"confirming: the top configurations and the default, {c.objective.confirm} interleaved "
-                         "rounds at most (fewer once the margin is shown or shown not to matter), then an ablation "
-                         "of the winner's settings (results in the summary)")
-                confirm_campaign(self.rt, study, c.objective.confirm)
+                confirm_campaign(self.rt, study, c.objective.confirm, self.say)  # one worker of a shared campaign
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:

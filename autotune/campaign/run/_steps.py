@@ -23,6 +23,7 @@ from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
 from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
@@ -89,11 +90,12 @@ class LoopSteps:
 
     def _clean_stale_data(self, study: optuna.Study) -> None:
         """Kill what an interrupted run left running, then remove this study's own stale data directories
-        (not those a live worker's trial or an adoptable job may still write: ``data_in_use``)."""
+        (not those a live worker's trial, an adoptable job or another worker's confirmation may still write:
+        ``data_in_use``, ``verify._claim.in_use``)."""
         killed = kill_leftovers(self.rt.runs_root)
         if killed:
             self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
-        clean_stale_data(self.c.data_root, self.c.study, lambda: data_in_use(study))
+        clean_stale_data(self.c.data_root, self.c.study, lambda: in_use(study, self.rt.worker, data_in_use(study)))
 
     @staticmethod
     def _default_taken(study: optuna.Study, number: int) -> bool:

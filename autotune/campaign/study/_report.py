@@ -12,6 +12,7 @@ from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.study._digest import counts, first_flagged
 from autotune.campaign.study._objectives import front, is_multi, value_of
 from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
+from autotune.campaign.verify._claim import confirming_worker
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.campaign.verify._recommend import recommended_config
 from autotune.hints import Settings, render
@@ -59,6 +60,8 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         conf = trialrecord.read_study(study).confirmation
         if conf:
             out["confirmation"] = conf
+        if (worker := confirming_worker(study)) is not None and worker != rt.worker:
+            out["confirmation_running"] = worker  # a shared campaign's confirmation, run by another worker
     bv, dv = (value_of(best) if best is not None else None), (value_of(default) if default is not None else None)
     if dv is not None:
         out["default_value"] = dv
@@ -147,6 +150,9 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
         lines.append("  note: some requested settings could not be verified in this trial (see `autotune status`)")
     if confirmed:
         lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
+    if "confirmation_running" in s:
+        lines.append(f"confirmation: worker {s['confirmation_running']} is running it; its result lands in the "
+                     "study (`autotune status` shows it then)")
     rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
     lines.append("recommended settings (differ from the default and matter):" if rec
                  else "recommended settings: the system's defaults")

@@ -81,7 +81,8 @@ def _check_directions(c: Campaign, study: optuna.Study, wanted: list[str]) -> No
                       f"the campaign asks to {c.objective.direction}: use another --study")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True when process ``pid`` exists on this host (also when it belongs to another user)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -115,7 +116,7 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
             continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = trialrecord.read(t).worker
         whost, _, wpid = worker.rpartition(":")
-        if worker and (whost != host or not wpid.isdigit() or _pid_alive(int(wpid))):
+        if worker and (whost != host or not wpid.isdigit() or pid_alive(int(wpid))):
             continue
         if not worker and not _stays_unclaimed(study, t, now):
             continue  # just asked by another worker, which named itself a moment later
@@ -136,7 +137,8 @@ def data_in_use(study: optuna.Study) -> set[int]:
 
     A trial still RUNNING (a live worker's, a production job's) and an interrupted trial whose queued retry
     may adopt its still-running job (the launcher's ``recover``). Confirmation and re-measurement runs are no
-    trials: their directories count as stale (a worker joining while another confirms is not told apart).
+    trials: their directories count as stale here (the loop adds the runs of a live worker's confirmation:
+    ``verify._claim.in_use``).
     """
     trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING, TrialState.RUNNING))
     return ({t.number for t in trials if t.state == TrialState.RUNNING}

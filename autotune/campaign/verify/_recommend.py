@@ -5,7 +5,7 @@ The statistics (interleaved rounds, the looks, the ablation) are in ``autotune.c
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -16,6 +16,7 @@ from autotune import trialrecord
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._resume import in_space
+from autotune.campaign.verify._claim import ConfirmationClaim
 from autotune.campaign.verify._confirm import TOP, confirm, physical
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.hints import inert, measured_phases
@@ -49,8 +50,10 @@ def top_physical(ranked: Sequence[tuple[int, Config]], default: Config, phases: 
     return top
 
 
-def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmation | None:
-    """Run the confirmation of a finished campaign and store it on the study (``confirmation``)."""
+def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
+                     say: Callable[[str], None] = print) -> Confirmation | None:
+    """Run the confirmation of a finished campaign and store it on the study (``confirmation``), unless another
+    worker of the campaign runs it or ran it on the same trials (``_claim``: one line through ``say``)."""
     c = rt.campaign
     ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
            if trialrecord.read(t).ran and t.value is not None]
@@ -70,15 +73,20 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int) -> Confirmat
         o = run_trial(rt, number, config, is_default, 1)
         return o.repetitions[0] if o.repetitions else None
 
-    conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
-                   history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
-                   seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
+    claim = ConfirmationClaim(study, c.storage, rt.worker, [t.number for t in ran])
+    if not claim.take(say):
+        return None
+    say(f"confirming: the top configurations and the default, {rounds} interleaved rounds at most (fewer once the "
+        "margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
+    with claim.beating():
+        conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
+                       history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
+                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
     default = next((t for t in ran if trialrecord.read(t).is_default), None)
     if default is not None and default.value:
         best = done[0].value or 0.0
         conf.best_of_n_gain = best / default.value - 1 if c.objective.maximize else default.value / best - 1
-    trialrecord.write_study(study, confirmation=asdict(conf))
-    return conf
+    return conf if claim.record(asdict(conf), say) else None
 
 
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
