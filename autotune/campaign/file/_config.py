@@ -204,7 +204,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
-    metric_name = str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
+    metric_name = _checks.metric_name(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
     mu = metric_unit(metric, metric_name)
     objective = Objective(
         metric=metric_name, kind=mu.kind,

@@ -105,6 +105,15 @@ MAX_REPEATS = 1000  # repetitions of one configuration: past this a campaign is 
 MAX_TRIALS = 100_000  # trials of one campaign: far beyond any search budget (Optuna keeps every trial in the store)
 
 
+def metric_name(value: Any) -> str:
+    """``objective.metric``: the name of the figure the extractor reads (a null or a number is a typo)."""
+    name = plain_text(expect(value, str, "objective.metric", "a metric name such as bandwidth_mib_s or seconds"),
+                      "objective.metric", "a metric name")
+    if not name.strip():
+        raise ConfigError("objective.metric: '' is not a metric name (e.g. bandwidth_mib_s or seconds)")
+    return name
+
+
 def storage_url(value: Any, where: str) -> str:
     """An Optuna storage URL: ``:memory:``, ``grpc://HOST:PORT`` or one SQLAlchemy can parse (``sqlite:///PATH``,
     ``postgresql://...``); whether the store opens is the storage's business, said when it is opened."""
