@@ -7,14 +7,17 @@ folder, against a tiny campaign (a ``python -c`` command printing one JSON metri
 repetition, no confirmation, no tracking). A case passes when the command exits 2 with exactly one stderr
 line (argparse's usage lines aside) that names what the case expects, without "Traceback" or "internal
 error", within 60 s, and, for a case run against a study tuned beforehand, with that study's trials
-unchanged. Prints a table case -> exit code -> first stderr line, writes it to ``--out``
-(experiments/evaluation/results/hostile_cli.txt) and exits 1 when any case breaks the rule.
+unchanged. Each command runs with its data segment bounded (3 GiB: a read without end is a MemoryError, not
+the machine's memory). Prints a table case -> exit code -> first stderr line, writes it to ``--out``
+(experiments/evaluation/results/hostile_cli.txt) and exits 1 when any case breaks the rule. ``--code DIR``
+probes another checkout's autotune (the cases stay this one's), e.g. the code before a fix.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,18 +30,25 @@ from experiments.evaluation.hostile_cli_cases import CASES, Case, Env, study_dig
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
 RESULTS = ROOT / "experiments" / "evaluation" / "results"
 TIMEOUT_S = 60.0
+MEMORY_BYTES = 3 << 30  # each command's data segment: a read without end fails (MemoryError) instead of the machine
+CODE = [ROOT]  # the checkout whose autotune is probed (--code)
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_BYTES, MEMORY_BYTES))
 
 
 def run_autotune(argv: list[str], cwd: Path) -> tuple[int, str, str]:
     """``python -m autotune.cli ARGV`` in ``cwd``: exit code (-9 on a timeout), stdout, stderr."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(CODE[0]), os.environ.get("PYTHONPATH")])),
            "AUTOTUNE_CACHE_DIR": str(cwd / "cache")}
     env.pop("AUTOTUNE_DEBUG", None)
     env.pop("AUTOTUNE_TRIAL", None)
     env.pop("AUTOTUNE_STORAGE", None)
     try:
         p = subprocess.run([sys.executable, "-m", "autotune.cli", *argv], cwd=cwd, capture_output=True, text=True,
-                           timeout=TIMEOUT_S, stdin=subprocess.DEVNULL, env=env, errors="replace")
+                           timeout=TIMEOUT_S, stdin=subprocess.DEVNULL, env=env, errors="replace",
+                           preexec_fn=_limit_memory)
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         return -9, "", f"(no end within {TIMEOUT_S:.0f}s) {err}"
@@ -82,14 +92,16 @@ def run_case(case: Case, seed: Path) -> tuple[int, str, str]:
         rc, _, err = run_autotune(argv, work)
         changed = case.seeded and study_digest(env.db) != before
         first = next(iter(error_lines(err)), "") or next(iter(err.splitlines()), "")
-        return rc, first, verdict(case, rc, err, changed)
+        return rc, first.replace(str(work), "DIR"), verdict(case, rc, err, changed)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS / "hostile_cli.txt")
     ap.add_argument("--only", default="", help="run the cases whose name contains this text")
+    ap.add_argument("--code", type=Path, default=ROOT, help="the checkout whose autotune is probed (default: this one)")
     a = ap.parse_args(argv)
+    CODE[0] = a.code.resolve()
     cases = [c for c in CASES if a.only in c.name]
     rows: list[str] = []
     broken = 0
@@ -109,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     print(summary)
     if not a.only:
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        header = f"{'case':<44} {'rc':>3}  {'':<4}  first stderr line\n"
+        code = f" --code {CODE[0]}" if CODE[0] != ROOT else ""
+        header = (f"# python -m experiments.evaluation.hostile_cli{code} (DIR: the case's folder)\n"
+                  f"{'case':<44} {'rc':>3}  {'':<4}  first stderr line\n")
         a.out.write_text(header + "\n".join(rows) + "\n" + summary + "\n")
     return 1 if broken else 0
 
