@@ -28,6 +28,7 @@ def test_verdict(rc: int, stderr: str, changed: bool, want: str) -> None:
     assert hostile_cli.verdict(CASE, rc, stderr, changed) == want
 
 
+@pytest.mark.slow
 def test_a_few_cases_run_for_real(tmp_path: Path) -> None:
     out = tmp_path / "table.txt"
     assert hostile_cli.main(["--only", "tell --value", "--out", str(out)]) == 0
