@@ -98,12 +98,17 @@ def test_a_malformed_trial_is_named_where_it_came_from(tmp_path: Path, monkeypat
 
 
 def test_tell_output_is_a_file_or_a_pipe_not_a_device(tmp_path: Path) -> None:
-    """A device is refused (``/dev/zero`` was read without end; ``/dev/null`` failed the trial as told);
-    ``--output <(tail log)`` (a pipe) is still read."""
+    """A device or a file over 64 MiB is refused (``/dev/zero`` was read without end; ``/dev/null`` failed the
+    trial as told); ``--output <(tail log)`` (a pipe) is still read."""
     path, ref = _asked(tmp_path)
     before = _state(path, ref)
     assert_clean(run_cli("tell", str(path), "--trial", ref, "--output", "/dev/null"),
                  expect="tell --output: '/dev/null' is not a file")
+    assert _state(path, ref) == before
+    big = tmp_path / "huge.log"
+    with open(big, "wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: one byte over the bound
+    assert_clean(run_cli("tell", str(path), "--trial", ref, "--output", str(big)), expect="larger than 64 MiB")
     assert _state(path, ref) == before
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
@@ -112,7 +117,7 @@ def test_tell_output_is_a_file_or_a_pipe_not_a_device(tmp_path: Path) -> None:
         with open(fifo, "w") as f:
             f.write('{"autotune_record": 1, "metrics": {"write_bandwidth_mib_s": 1234}}\n')
 
-    writer = threading.Thread(target=write)
+    writer = threading.Thread(target=write, daemon=True)  # never blocks the run when tell does not read
     writer.start()
     o = run_cli("tell", str(path), "--trial", ref, "--output", str(fifo))
     writer.join(10)
