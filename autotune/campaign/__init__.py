@@ -12,7 +12,7 @@
 from autotune.campaign.file._config import Budget, Campaign, Objective, load_campaign, parse_campaign
 from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, rate_value, recommend, within_value
 from autotune.campaign.file._names import check_study_name
-from autotune.campaign.file._values import nonempty_path, tracking_uri, workdir_path
+from autotune.campaign.file._values import nonempty_path, storage_url, tracking_uri, workdir_path
 from autotune.campaign.file._values import repeats as repeats_value
 from autotune.campaign.file._values import trials as trials_value
 from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
@@ -96,6 +96,7 @@ __all__ = [
     "run_campaign",
     "run_check",
     "run_trial",
+    "storage_url",
     "summary",
     "summary_text",
     "tracking_uri",

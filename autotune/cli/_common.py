@@ -51,6 +51,7 @@ def load(args: argparse.Namespace) -> Any:
         load_campaign,
         nonempty_path,
         repeats_value,
+        storage_url,
         tracking_uri,
         trials_value,
         workdir_path,
@@ -61,9 +62,9 @@ def load(args: argparse.Namespace) -> Any:
     kw: dict[str, Any] = {}
     if getattr(args, "workdir", None) is not None:
         kw["workdir"] = workdir_path(Path(nonempty_path(args.workdir, "--workdir")).expanduser().resolve(), "--workdir")
-    if getattr(args, "storage", None):
-        kw["storage_url"] = args.storage
-    if getattr(args, "study", None):
+    if getattr(args, "storage", None) is not None:
+        kw["storage_url"] = storage_url(args.storage, "--storage")
+    if getattr(args, "study", None) is not None:
         kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget
     if getattr(args, "trials", None) is not None:

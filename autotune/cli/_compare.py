@@ -67,13 +67,14 @@ def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from autotune._extras import require
 
     require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
-    from autotune.campaign import nonempty_path
-    from autotune.report import compare_campaigns, notify, parse_notify
+    from autotune.campaign import nonempty_path, workdir_path
+    from autotune.report import check_notify, compare_campaigns, notify
     from autotune.units import parse_duration
 
     report_dir = Path(nonempty_path(args.report, "--report")).expanduser().resolve()  # '' meant the current directory
-    if args.notify:
-        parse_notify(args.notify)
+    workdir_path(report_dir, "--report")  # a file there is said now, not after the campaigns ran
+    if args.notify is not None:
+        check_notify(args.notify)
     campaigns = load_all(args)
     running = args.cmd == "compare" and not args.no_run
     wall = parse_duration(args.budget, "--budget") if running and getattr(args, "budget", None) else None

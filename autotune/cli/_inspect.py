@@ -91,10 +91,19 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     problem = flavour_problem(args.format, c.system.mpi_flavour, c.system.name)
     if problem:
         raise AutotuneError(f"--format {args.format}: {problem}")
-    patterns = [plain_text(f, "--files", "file patterns") for f in args.files.split(",")] if args.files \
-        else list(c.app.hint_files)
+    patterns = _file_patterns(args.files) if args.files is not None else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
     return 0
+
+
+def _file_patterns(text: str) -> list[str]:
+    """``--files``: comma-separated file patterns; an empty pattern would name no file (or, in MPICH's
+    syntax, every file), so ``''``, ``','`` or ``'a,,b'`` is refused."""
+    patterns = [plain_text(f, "--files", "file patterns") for f in text.split(",")]
+    if not all(p.strip() for p in patterns):
+        raise AutotuneError(f"--files: {text!r} has an empty pattern (expected comma-separated file patterns, "
+                            "e.g. '*.h5,ckpt*')")
+    return patterns
 
 
 def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:

@@ -40,7 +40,7 @@ def register_jobs(sub: Any) -> None:
     add_overrides(t)
     t.add_argument("--trial", default=None, help="STUDY:NUMBER:TOKEN (default: $AUTOTUNE_TRIAL)")
     how = t.add_mutually_exclusive_group()
-    how.add_argument("--value", type=float, help="the metric's value, in the objective's unit")
+    how.add_argument("--value", type=_finite, help="the metric's value, in the objective's unit")
     how.add_argument("--walltime", action="store_true", help="seconds since `ask` (time objectives only)")
     how.add_argument("--output", metavar="FILE", help="the job's output: the campaign's own metric extractor reads it")
     t.add_argument("--exit-status", type=int, default=0, help="the job's exit status: non-zero is a failed trial")
@@ -55,6 +55,40 @@ def register_jobs(sub: Any) -> None:
     h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
     h.add_argument("--timeout", default="10s")
     h.set_defaults(run=cmd_hints)
+
+
+def _finite(text: str) -> float:
+    """``tell --value`` (argparse type): a finite number, named as given (``1e999`` is not read as inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or abs(value) == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number (a job that measured nothing "
+                                         "tells --exit-status 1)")
+    return value
+
+
+OUTPUT_MAX = 64 << 20  # a job's output read by `tell --output`: the metric is in its text, not in gigabytes
+
+
+def _job_output(name: str) -> str:
+    """``tell --output FILE``: the text of a regular file or a pipe (``<(tail log)``), at most ``OUTPUT_MAX`` bytes;
+    a directory, a device (``/dev/zero`` never ends) or a larger file is a ConfigError."""
+    import stat
+
+    try:
+        mode = os.stat(name).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise ConfigError(f"tell --output: {name!r} is not a file (expected the job's output file)")
+        with open(name, "rb") as f:
+            raw = f.read(OUTPUT_MAX + 1)
+    except OSError as exc:
+        raise ConfigError(f"tell --output: cannot read {name!r}: {exc.strerror}") from None
+    if len(raw) > OUTPUT_MAX:
+        raise ConfigError(f"tell --output: {name!r} is larger than {OUTPUT_MAX >> 20} MiB (give the part that holds "
+                          "the metric, e.g. --output <(tail -n 1000 FILE))")
+    return raw.decode("utf-8", errors="replace")
 
 
 def _seconds(text: str, what: str) -> float:
@@ -95,6 +129,10 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
     ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
     c = load(args)
+    if ref:  # empty: the job ran a fallback configuration (below)
+        from autotune.service import parse_ref
+
+        parse_ref(ref, "--trial" if args.trial is not None else "AUTOTUNE_TRIAL")
     if not ref:
         print("autotune tell: no AUTOTUNE_TRIAL (the job ran a fallback configuration): nothing to tell", file=sys.stderr)
         return 0
@@ -111,10 +149,7 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         except ValueError:
             raise ConfigError(f"AUTOTUNE_ASK_TIME: {start!r} is not the time printed by `autotune ask`") from None
     elif failure is None and args.output:
-        try:
-            text = Path(args.output).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise ConfigError(f"tell --output: cannot read {args.output!r}: {exc.strerror}") from None
+        text = _job_output(args.output)
         m = rt.extractor.extract(RunResult(returncode=0, stdout=text), c.objective.metric)
         value, failure = m.value, m.error
     if failure is None and value is None:
@@ -220,7 +255,33 @@ def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise ConfigError(f"--port: {args.port} must be between 1 and 65535")
     if args.storage.startswith("grpc://"):
         raise ConfigError("--storage: give the database URL, not another proxy")
+    _check_listen(args.host, args.port)  # before the store is opened (or created)
     storage = make_storage(args.storage)
     print(f"autotune store: serving {args.storage} on grpc://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
-    optuna.storages.run_grpc_proxy_server(storage, host=args.host, port=args.port)
+    try:
+        optuna.storages.run_grpc_proxy_server(storage, host=args.host, port=args.port)
+    except RuntimeError as exc:  # gRPC's bind failure (the port taken since the check above)
+        if "bind" not in str(exc).lower():
+            raise
+        raise ConfigError(f"--host/--port: cannot listen on {args.host}:{args.port} (taken, or not an address of "
+                          "this machine)") from None
     return 0
+
+
+def _check_listen(host: str, port: int) -> None:
+    """``--host`` must name an address of this machine and ``--port`` be free there: one line otherwise (gRPC
+    would fail with its own log line and a traceback)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ConfigError(f"--host: {host!r} is not a host name or address ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(address)
+        except OSError as exc:
+            raise ConfigError(f"--host/--port: cannot listen on {host}:{port} ({exc.strerror or exc})") from None

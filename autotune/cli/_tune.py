@@ -24,6 +24,10 @@ def register(sub: Any) -> None:
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from autotune.campaign import Runtime
 
+    if args.notify is not None:  # checked before hours of trials, not at their end
+        from autotune.report import check_notify
+
+        check_notify(args.notify)
     c = load(args)
     rt = Runtime.build(c)
     if args.dry_run:

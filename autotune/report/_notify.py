@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -26,6 +27,15 @@ def parse_notify(command: str) -> list[str]:
         raise ConfigError(f"--notify: {exc}") from None
     if not argv:
         raise ConfigError("--notify: empty command")
+    return argv
+
+
+def check_notify(command: str) -> list[str]:
+    """``--notify`` checked when the command starts, not hours later at the end: an empty or unbalanced
+    command, or a program that is not an executable file or on PATH, is a ConfigError."""
+    argv = parse_notify(command)
+    if shutil.which(argv[0]) is None:
+        raise ConfigError(f"--notify: {argv[0]!r} is not an executable program (not found on PATH, or not executable)")
     return argv
 
 

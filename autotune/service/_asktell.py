@@ -147,10 +147,11 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
                       trialrecord.read(frozen).is_default, now)
 
 
-def parse_ref(ref: str) -> tuple[str, int, str]:
+def parse_ref(ref: str, where: str = "AUTOTUNE_TRIAL") -> tuple[str, int, str]:
+    """STUDY:NUMBER:TOKEN as ``ask`` prints it; ``where`` names the source (the variable, or ``--trial``)."""
     m = TRIAL_RE.fullmatch(ref.strip())
     if not m:
-        raise ConfigError(f"AUTOTUNE_TRIAL: {ref!r} is not STUDY:NUMBER:TOKEN as printed by `autotune ask`")
+        raise ConfigError(f"{where}: {ref!r} is not STUDY:NUMBER:TOKEN as printed by `autotune ask`")
     return m["study"], int(m["number"]), m["token"]
 
 

@@ -204,7 +204,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     fs = system.filesystem(t.get("filesystem"))
     space = _parse_space(d["space"], base)
     o = check_keys(d.get("objective", {}), OBJECTIVE_KEYS, "objective")
-    metric_name = str(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
+    metric_name = _checks.metric_name(o.get("metric", "bandwidth_mib_s" if app.kernel else "seconds"))
     mu = metric_unit(metric, metric_name)
     objective = Objective(
         metric=metric_name, kind=mu.kind,
@@ -251,7 +251,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,
-        storage_url=plain_text(d["storage"], "storage", "a URL") if d.get("storage") else None,
+        storage_url=_checks.storage_url(d["storage"], "storage") if d.get("storage") else None,
         study=check_study_name(d.get("study", name), "study"),
         tracking=tracking, metric=metric, data_path=str(path) if path else None, executor=executor,
         description=str(d.get("description", "")), source=source, text=text,

@@ -105,6 +105,32 @@ MAX_REPEATS = 1000  # repetitions of one configuration: past this a campaign is 
 MAX_TRIALS = 100_000  # trials of one campaign: far beyond any search budget (Optuna keeps every trial in the store)
 
 
+def metric_name(value: Any) -> str:
+    """``objective.metric``: the name of the figure the extractor reads (a null or a number is a typo)."""
+    name = plain_text(expect(value, str, "objective.metric", "a metric name such as bandwidth_mib_s or seconds"),
+                      "objective.metric", "a metric name")
+    if not name.strip():
+        raise ConfigError("objective.metric: '' is not a metric name (e.g. bandwidth_mib_s or seconds)")
+    return name
+
+
+def storage_url(value: Any, where: str) -> str:
+    """An Optuna storage URL: ``:memory:``, ``grpc://HOST:PORT`` or one SQLAlchemy can parse (``sqlite:///PATH``,
+    ``postgresql://...``); whether the store opens is the storage's business, said when it is opened."""
+    url = plain_text(value, where, "a storage URL")
+    if url in (":memory:", "memory") or url.startswith("grpc://"):
+        return url
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        make_url(url)
+    except ArgumentError:
+        raise ConfigError(f"{where}: {url!r} is not a storage URL (expected :memory:, sqlite:///PATH, "
+                          "postgresql://USER@HOST/DB or grpc://HOST:PORT)") from None
+    return url
+
+
 def repeats(value: Any, where: str) -> int:
     """``objective.repeats`` / ``--repeats``: 1..``MAX_REPEATS``."""
     n = positive_int(value, where)

@@ -75,14 +75,16 @@ def measurements_of(paths: Sequence[str | Path],
     runs: list[MeasuredRun] = []
     for path in paths:
         c = load_campaign(path)
-        if storage:
-            c = c.with_overrides(storage_url=storage)
+        if storage is not None:
+            from autotune.campaign.file._values import storage_url
+
+            c = c.with_overrides(storage_url=storage_url(storage, "--storage"))
         if system is not None and fs is not None and (c.system.name, c.fs.name) != (system.name, fs.name):
             raise ConfigError(f"{path}: system {c.system.name}/{c.fs.name} differs from "
                               f"{system.name}/{fs.name} of the first campaign")
         system, fs = system or c.system, fs or c.fs
         try:
-            study = optuna.load_study(study_name=c.study, storage=make_storage(c.storage))
+            study = optuna.load_study(study_name=c.study, storage=make_storage(c.storage, create=False))  # reads only
         except KeyError:
             raise ConfigError(f"{path}: study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
         space = c.space.bind(c.system, c.fs, c.app.pattern)
