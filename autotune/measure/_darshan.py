@@ -92,11 +92,13 @@ def log_metrics(path: str | Path) -> dict[str, float]:
             out, exc, why = in_child(_metrics, plain)
         except ReadFailed as failed:
             raise ValueError(f"{p.name}: {failed}: the log is damaged") from None
+    if why:   # libdarshan-util said a part could not be read: figures from the rest would mislead
+        raise ValueError(f"{p.name}: PyDarshan could not read all of it (libdarshan-util: {why}): the log is damaged")
     if isinstance(exc, ValueError):
         raise ValueError(f"{p.name}: {exc}")
     if exc is not None:
-        said = why or f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
-        raise ValueError(f"{p.name}: PyDarshan cannot read it ({said}): the log is damaged")
+        raise ValueError(f"{p.name}: PyDarshan cannot read it ({type(exc).__name__}: {' '.join(str(exc).split())[:160]}):"
+                         " the log is damaged")
     result: dict[str, float] = out
     return result
 

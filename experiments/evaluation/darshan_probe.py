@@ -57,7 +57,7 @@ def _run(argv: list[str], where: Path, limit: float) -> tuple[int | None, str, f
     env.pop("AUTOTUNE_DEBUG", None)
     start = time.monotonic()
     try:
-        done = subprocess.run(argv, cwd=where, env=env, capture_output=True, text=True, timeout=limit,
+        done = subprocess.run(argv, cwd=where, env=env, capture_output=True, text=True, errors="replace", timeout=limit,
                               stdin=subprocess.DEVNULL)
         return done.returncode, done.stderr, time.monotonic() - start
     except subprocess.TimeoutExpired as exc:
