@@ -56,6 +56,8 @@ def missing(log: JobLog) -> str:
                      "its memory or record limit for the module while the job ran, so files it met later are missing)")
     if log.skipped:
         lacks.append(f"not read (PyDarshan failed): {', '.join(log.skipped)}")
+    if log.unread:
+        lacks.append(f"libdarshan-util could not read all of it ({log.unread})")
     if not lacks:
         return ""
     return f"darshan log {str(log.path)!r}: {'; '.join(lacks)}; the campaign is from the records it holds"
@@ -166,6 +168,8 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     notes = t.notes + notes + [f"not read (PyDarshan failed): {m}" for m in log.skipped]
     if log.partial:
         notes.append(f"incomplete in the log (partial flag): {', '.join(log.partial)}")
+    if log.unread:
+        notes.append(f"libdarshan-util could not read all of the log: {log.unread}")
     cmd = list(command) if command else _argv(log.exe)
     if not cmd:
         cmd = ["./app"]

@@ -44,6 +44,7 @@ class JobLog:
     metadata: dict[str, Any] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)        # optional modules PyDarshan could not read
     partial: list[str] = field(default_factory=list)        # modules whose records Darshan could not all keep
+    unread: str = ""                                         # libdarshan-util's words when it could not read all
 
     def frame(self, module: str) -> Any:
         return self.frames.get(module)
@@ -116,6 +117,7 @@ def _read_isolated(p: Path, named: Path) -> JobLog:
         raise ConfigError(f"darshan log {str(named)!r}: its job record cannot be read (libdarshan-util: {why}); "
                           f"the log is damaged{left}; {WHAT_TO_DO}")
     result: JobLog = log
+    result.unread = why   # read, but libdarshan-util stopped somewhere: the campaign says so
     return result
 
 

@@ -94,6 +94,7 @@ def log_cases(tag: str, path: Path, truncations: int, flips: int) -> list[Case]:
     name = f"{tag}.darshan"
     maps, hend = _header_size(data)
     order = "<" if struct.unpack("<q", data[8:16])[0] == 6567223 else ">"
+    packed = gzip.compress(data, mtime=0)
     cases = [Case(f"{tag}", name, _write(data), "any", origin=str(path)),
              Case(f"{tag} gzip", name + ".gz", _write(gzip.compress(data, mtime=0)), "same"),
              Case(f"{tag} bzip2", name + ".bz2", _write(bz2.compress(data)), "same"),
@@ -103,7 +104,7 @@ def log_cases(tag: str, path: Path, truncations: int, flips: int) -> list[Case]:
              Case(f"{tag} partial flag", name, _write(_patched(data, 20, struct.pack(order + "I", 0xFFFFFFFF))),
                   "same", want="incomplete"),
              Case(f"{tag} + 4 KiB garbage", name, _write(data + bytes(range(256)) * 16), "any"),
-             Case(f"{tag} gzip truncated", name + ".gz", _write(gzip.compress(data, mtime=0)[:len(data) // 2]), "error")]
+             Case(f"{tag} gzip truncated", name + ".gz", _write(packed[:len(packed) // 2]), "error")]
     cuts = {1, 8, 23, 24, 100, hend - 1, hend, hend + 1, len(data) - 1}
     cuts |= {len(data) * k // (truncations + 1) for k in range(1, truncations + 1)}
     cases += [Case(f"{tag} cut at {c}", name, _write(data[:c]), "error") for c in sorted(cuts) if 0 < c < len(data)]

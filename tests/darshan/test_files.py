@@ -18,6 +18,7 @@ from autotune.cli import main
 from .conftest import PACKAGE
 
 VPIC = PACKAGE / "tests" / "input" / "sample.darshan"   # format 3.10, MPI-IO + POSIX + LUSTRE + STDIO
+GOODOST = PACKAGE / "tests" / "input" / "sample-goodost.darshan"
 
 
 def _init(log: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
@@ -92,3 +93,20 @@ def test_an_unreadable_darshan_partial_file_says_what_it_is(tmp_path: Path,
     log.write_bytes(VPIC.read_bytes()[:5000])
     rc, err = _init(log, tmp_path / "c.yaml", capsys)
     assert rc == 2 and len(err) == 1 and "truncated" in err[0] and "the job stopped while Darshan wrote its log" in err[0]
+
+
+def test_a_log_libdarshan_util_reads_only_in_part_gives_a_notice(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: a byte flipped inside the POSIX region: libdarshan-util reads the records before it and
+    says 'unable to inflate darshan log data'; the campaign came from what it read without a word."""
+    data = bytearray(GOODOST.read_bytes())
+    maps = [struct.unpack("<QQ", data[24 + 16 * i:40 + 16 * i]) for i in range(17)]   # format 3.10: 17 maps
+    off, length = [m for m in maps if m[1]][1]
+    data[off + length // 2] ^= 0xFF
+    log = tmp_path / "job.darshan"
+    log.write_bytes(bytes(data))
+    rc, err = _init(log, tmp_path / "c.yaml", capsys)
+    assert rc == 0 and len(err) == 1, err
+    assert err[0].startswith(f"autotune: notice: darshan log {str(log)!r}: libdarshan-util could not read all of it "
+                             "(unable to inflate darshan log data")
+    assert "libdarshan-util could not read all of the log: unable to inflate" in (tmp_path / "c.yaml").read_text()
