@@ -41,6 +41,8 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise ConfigError(f"-o: {str(out)!r} exists; pass --force to overwrite it")
     init = build(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
                  model=args.target == "model", name=args.name, trials=args.trials)
+    if init.notice:
+        print(f"autotune: notice: {init.notice}", file=sys.stderr)
     draft = init.target.draft
     report = sys.stderr if out is None else sys.stdout
     site = (out.parent if out is not None else Path.cwd()) / draft.filename if draft is not None else None

@@ -44,6 +44,23 @@ class Init:
     text: str
     notes: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    notice: str = ""   # one line: what the log lacks (incomplete or unreadable modules); '' when complete
+
+
+def missing(log: JobLog) -> str:
+    """One line naming the log and what it lacks (modules Darshan could not keep all records of, modules
+    PyDarshan could not read), or ''."""
+    lacks = []
+    if log.partial:
+        lacks.append(f"its {', '.join(log.partial)} records are incomplete (the log's partial flag: Darshan reached "
+                     "its memory or record limit for the module while the job ran, so files it met later are missing)")
+    if log.skipped:
+        lacks.append(f"not read (PyDarshan failed): {', '.join(log.skipped)}")
+    if log.unread:
+        lacks.append(f"libdarshan-util could not read all of it ({log.unread})")
+    if not lacks:
+        return ""
+    return f"darshan log {str(log.path)!r}: {'; '.join(lacks)}; the campaign is from the records it holds"
 
 
 def preset_for(command: list[str]) -> str | None:
@@ -149,6 +166,10 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     t = choose_target(log, d, system, f"{site_file}-site.yaml", nodes)
     settings, notes = job_settings(log, d, t)
     notes = t.notes + notes + [f"not read (PyDarshan failed): {m}" for m in log.skipped]
+    if log.partial:
+        notes.append(f"incomplete in the log (partial flag): {', '.join(log.partial)}")
+    if log.unread:
+        notes.append(f"libdarshan-util could not read all of the log: {log.unread}")
     cmd = list(command) if command else _argv(log.exe)
     if not cmd:
         cmd = ["./app"]
@@ -196,4 +217,4 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
     space = campaign.space.bind(campaign.system, campaign.fs, campaign.app.pattern)
     job = baseline_config(space, campaign.baseline) or space.default_config()
     findings = diagnose(d, log.nprocs, space, job, f"{op}_bandwidth_mib_s", log)
-    return Init(log, d, t, settings, text, notes, findings)
+    return Init(log, d, t, settings, text, notes, findings, missing(log))

@@ -6,26 +6,25 @@ file is one clear error instead of libdarshan-util's messages or a partial read.
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import signal
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autotune.errors import ConfigError
-from autotune.measure import check_darshan_header
+from autotune.measure import ReadFailed, check_darshan_header, in_child, plain_copy, what_is_wrong
 
 _DATA_MODULES = ("POSIX", "MPI-IO")
 WHAT_TO_DO = "give the .darshan file the job left (darshan-parser must read it)"
 
 
-def _check_header(path: Path) -> None:
-    """A complete Darshan 3 log, else one ConfigError saying what it is."""
+def _check_header(path: Path, named: Path) -> None:
+    """A complete Darshan 3 log, else one ConfigError (naming ``named``, the file given) saying what it is."""
     problem = check_darshan_header(path)
     if problem:
         what = "copy the whole log again" if problem.startswith("truncated") else WHAT_TO_DO
-        raise ConfigError(f"darshan log {str(path)!r}: {problem}; {what}")
+        if named.name.endswith("_partial"):
+            problem += " (a *.darshan_partial file: the job stopped while Darshan wrote its log)"
+        raise ConfigError(f"darshan log {str(named)!r}: {problem}; {what}")
 
 
 @dataclass
@@ -44,6 +43,8 @@ class JobLog:
     names: dict[int, str] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)        # optional modules PyDarshan could not read
+    partial: list[str] = field(default_factory=list)        # modules whose records Darshan could not all keep
+    unread: str = ""                                         # libdarshan-util's words when it could not read all
 
     def frame(self, module: str) -> Any:
         return self.frames.get(module)
@@ -58,25 +59,29 @@ class JobLog:
         return best
 
 
-READ_TIMEOUT = 300.0   # seconds one log may take to read (a damaged length field can make libdarshan-util spin)
-
-
 def read_log(path: str | Path, require_data: bool = True) -> JobLog:
     """Read ``path`` with PyDarshan; one ConfigError for anything that is not a usable log.
 
-    PyDarshan's C library (libdarshan-util) can abort the process on a damaged log ("double free or
-    corruption") and prints its own "Error: ..." lines on stderr, so the log is read in a child process
-    whose stderr is kept: a crash or a failed read becomes one line naming what libdarshan-util could not read.
+    A gzip, bzip2 or xz copy of a log is decompressed first. PyDarshan's C library (libdarshan-util) can abort
+    the process on a damaged log ("double free or corruption"), prints its own "Error: ..." lines on stderr and
+    may not stop on a damaged one, so the log is read in a child process with a deadline (``in_child``): a
+    crash, a hang or a failed read becomes one line naming what libdarshan-util could not read.
     """
     p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"darshan log {str(p)!r}: no such file; {WHAT_TO_DO}")
-    _check_header(p)
+    problem = what_is_wrong(p)
+    if problem:
+        raise ConfigError(f"darshan log {str(p)!r}: {problem}; {WHAT_TO_DO}")
     try:
         import darshan  # noqa: F401 - only whether it is installed
     except ImportError:
         raise ConfigError("reading Darshan logs needs PyDarshan: pip install 'autotune[darshan]'") from None
-    log = _read_isolated(p)
+    try:
+        with plain_copy(p) as plain:
+            _check_header(plain, p)
+            log = _read_isolated(plain, p)
+    except ValueError as exc:   # a compressed copy that cannot be decompressed
+        raise ConfigError(f"darshan log {str(p)!r}: {exc}") from None
+    log.path = p
     if log.nprocs < 1:
         raise ConfigError(f"darshan log {str(p)!r}: records {log.nprocs} processes; {WHAT_TO_DO}")
     present = [m for m in _DATA_MODULES if m in log.modules]
@@ -90,77 +95,34 @@ def read_log(path: str | Path, require_data: bool = True) -> JobLog:
     return log
 
 
-def _library_error(stderr: str) -> str:
-    """libdarshan-util's own account of a failure: its 'Error: ...' lines, joined (else '')."""
-    lines = [ln.strip().removeprefix("Error:").strip().rstrip(".") for ln in stderr.splitlines()
-             if ln.strip().startswith("Error:")]
-    return "; ".join(dict.fromkeys(lines))
-
-
-def _read_isolated(p: Path) -> JobLog:
-    """``_read`` in a child process (fork where there is one), its C-level stderr captured."""
-    methods = mp.get_all_start_methods()
-    ctx: Any = mp.get_context("fork" if "fork" in methods else "spawn")
-    with tempfile.TemporaryFile(mode="w+") as err:
-        here, there = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=_child, args=(p, there, err.fileno()), daemon=True)
-        child.start()
-        there.close()
-        result: tuple[str, Any] | None = None
-        try:
-            if here.poll(READ_TIMEOUT):
-                result = here.recv()
-        except (EOFError, OSError):
-            result = None
-        finally:
-            child.join(5)
-            if child.is_alive():
-                child.kill()
-                child.join()
-            here.close()
-        err.seek(0)
-        why = _library_error(err.read())
-    if result is None:
-        code = child.exitcode
-        how = (f"killed by {signal.Signals(-code).name}" if code is not None and code < 0 and -code in
-               signal.valid_signals() else f"no answer within {READ_TIMEOUT:.0f} s" if code is None or child.is_alive()
-               else f"exit status {code}")
-        raise ConfigError(f"darshan log {str(p)!r}: PyDarshan's libdarshan-util failed reading it ({how}"
-                          f"{': ' + why if why else ''}): the log is damaged; {WHAT_TO_DO}")
-    kind, value = result
-    if kind == "error":
-        raise ConfigError(value)
-    if kind == "unreadable":
-        what, detail = value
-        raise ConfigError(f"darshan log {str(p)!r}: {what} ({'libdarshan-util: ' + why if why else detail}); "
-                          f"the log is damaged or PyDarshan cannot read its format; {WHAT_TO_DO}")
-    log: JobLog = value
+def _read_isolated(p: Path, named: Path) -> JobLog:
+    """``_read`` in a child process (``in_child``), its failures as one ConfigError naming ``named``."""
+    left = " (a *.darshan_partial file: the job stopped while Darshan wrote its log)" \
+        if named.name.endswith("_partial") else ""
+    try:
+        log, exc, why = in_child(_read, p)
+    except ReadFailed as failed:
+        raise ConfigError(f"darshan log {str(named)!r}: PyDarshan's libdarshan-util failed reading it ({failed.how}"
+                          f"{': ' + failed.library if failed.library else ''}): the log is damaged{left}; {WHAT_TO_DO}"
+                          ) from None
+    if isinstance(exc, _Unreadable):
+        what, detail = exc.args
+        raise ConfigError(f"darshan log {str(named)!r}: {what} ({'libdarshan-util: ' + why if why else detail}); "
+                          f"the log is damaged or PyDarshan cannot read its format{left}; {WHAT_TO_DO}")
+    if exc is not None:
+        said = f"libdarshan-util: {why}" if why else _detail(exc)
+        raise ConfigError(f"darshan log {str(named)!r}: PyDarshan cannot read it ({said}); the log is damaged or "
+                          f"PyDarshan cannot read its format{left}; {WHAT_TO_DO}")
     if log.nprocs < 1 and why:
-        raise ConfigError(f"darshan log {str(p)!r}: its job record cannot be read (libdarshan-util: {why}); "
-                          f"the log is damaged; {WHAT_TO_DO}")
-    return log
+        raise ConfigError(f"darshan log {str(named)!r}: its job record cannot be read (libdarshan-util: {why}); "
+                          f"the log is damaged{left}; {WHAT_TO_DO}")
+    result: JobLog = log
+    result.unread = why   # read, but libdarshan-util stopped somewhere: the campaign says so
+    return result
 
 
 class _Unreadable(Exception):
     """A part of the log PyDarshan could not read: what it is, and PyDarshan's own exception."""
-
-
-def _child(p: Path, conn: Any, err_fd: int) -> None:
-    """The child's side: libdarshan-util's stderr into ``err_fd``, the log (or its one-line error) to ``conn``."""
-    import faulthandler
-    import os
-
-    faulthandler.disable()                  # a crash is reported by the parent, not dumped on the user's terminal
-    os.environ["LIBC_FATAL_STDERR_"] = "1"  # glibc's abort messages to stderr (kept), not to /dev/tty
-    os.dup2(err_fd, 2)
-    try:
-        conn.send(("log", _read(p)))
-    except _Unreadable as exc:
-        conn.send(("unreadable", exc.args))
-    except Exception as exc:  # noqa: BLE001 - PyDarshan's own failures on a damaged log, reported as one line
-        conn.send(("unreadable", ("PyDarshan cannot read it", _detail(exc))))
-    finally:
-        conn.close()
 
 
 def _detail(exc: Exception) -> str:
@@ -176,11 +138,12 @@ def _read(p: Path) -> JobLog:
     except Exception as exc:  # noqa: BLE001 - libdarshan-util reports every failure as RuntimeError
         raise _Unreadable("PyDarshan cannot open it", _detail(exc)) from None
     modules = list(report.modules)
+    partial = [m for m in modules if (report.modules.get(m) or {}).get("partial_flag")]
     job = report.metadata.get("job", {})
     log = JobLog(path=p, nprocs=int(job.get("nprocs", 0) or 0), exe=str(report.metadata.get("exe", "")).strip(),
                  jobid=int(job.get("jobid", 0) or 0), run_time=float(job.get("run_time", 0.0) or 0.0),
                  modules=modules, mounts=[(str(m), str(t)) for m, t in getattr(report, "mounts", [])],
-                 metadata=dict(job.get("metadata") or {}))
+                 metadata=dict(job.get("metadata") or {}), partial=partial)
     if log.nprocs < 1 or not any(m in modules for m in _DATA_MODULES):
         return log   # the parent says what is missing
     for mod in ("POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "LUSTRE"):

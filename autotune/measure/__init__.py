@@ -45,6 +45,7 @@ from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_directio
 from autotune.measure._verify import count_aggregators, verify_hints
 
 from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
+from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what_is_wrong  # isort: skip
 
 __all__ = [
     "AGGREGATES",
@@ -65,6 +66,7 @@ __all__ = [
     "JsonExtractor",
     "Measurement",
     "MetricUnit",
+    "ReadFailed",
     "RegexExtractor",
     "WallTimeExtractor",
     "add_mpiio_stats",
@@ -82,6 +84,7 @@ __all__ = [
     "get_extractor",
     "implausible",
     "implausible_given",
+    "in_child",
     "interval",
     "library_of",
     "log_metrics",
@@ -94,6 +97,7 @@ __all__ = [
     "parse_hints_blocks",
     "parse_hints_display",
     "parse_mpiio_stats",
+    "plain_copy",
     "spend",
     "spread",
     "strip_hints_display",
@@ -104,4 +108,5 @@ __all__ = [
     "verify_hints",
     "verify_run",
     "verify_settings",
+    "what_is_wrong",
 ]

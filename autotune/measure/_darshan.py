@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 from autotune._registry import Option
 from autotune._result import RunResult
 from autotune.errors import ConfigError
+from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what_is_wrong
 from autotune.measure._extract import BaseExtractor, Measurement
 
 DARSHAN_MAGIC = 6567223
+DAMAGED = 1 << 40   # a region offset or length this large is a damaged header, not a log (they are MiB to GiB)
 _PSEUDO = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
 
@@ -55,6 +57,8 @@ def check_darshan_header(path: Path) -> str | None:
     if len(head) < 24 + 16 * count:  # the header itself is cut: its region table is incomplete
         return f"truncated ({size} of at least {24 + 16 * count} bytes: the header's region table is cut)"
     maps = [struct.unpack(order + "QQ", head[24 + 16 * i:40 + 16 * i]) for i in range(count)]
+    if any(off >= DAMAGED or length >= DAMAGED for off, length in maps):   # a cut log keeps its header intact
+        return "its header is damaged (its region table points past 1 TiB)"
     end = maps[0][0]
     for off, length in maps:  # regions are written back to back after the header
         if length == 0:
@@ -68,16 +72,42 @@ def check_darshan_header(path: Path) -> str | None:
 
 
 def log_metrics(path: str | Path) -> dict[str, float]:
-    """The figures of one log (raises ValueError with a one-line reason when it cannot be read)."""
+    """The figures of one log (raises ValueError with a one-line reason when it cannot be read).
+
+    A gzip/bzip2/xz copy is decompressed first; PyDarshan reads the log in a child process with a deadline
+    (``_darshanfile``), so a damaged log that crashes or hangs libdarshan-util is a failed measurement."""
     p = Path(path)
-    problem = check_darshan_header(p)
+    problem = what_is_wrong(p)
     if problem:
         raise ValueError(f"{p.name}: {problem}")
     try:
-        import darshan
-        from darshan.backend.cffi_backend import accumulate_records
+        import darshan  # noqa: F401 - only whether it is installed
     except ImportError:
         raise ValueError("reading Darshan logs needs PyDarshan: pip install 'autotune[darshan]'") from None
+    with plain_copy(p) as plain:
+        problem = check_darshan_header(plain)
+        if problem:
+            raise ValueError(f"{p.name}: {problem}")
+        try:
+            out, exc, why = in_child(_metrics, plain)
+        except ReadFailed as failed:
+            raise ValueError(f"{p.name}: {failed}: the log is damaged") from None
+    if why:   # libdarshan-util said a part could not be read: figures from the rest would mislead
+        raise ValueError(f"{p.name}: PyDarshan could not read all of it (libdarshan-util: {why}): the log is damaged")
+    if isinstance(exc, ValueError):
+        raise ValueError(f"{p.name}: {exc}")
+    if exc is not None:
+        raise ValueError(f"{p.name}: PyDarshan cannot read it ({type(exc).__name__}: {' '.join(str(exc).split())[:160]}):"
+                         " the log is damaged")
+    result: dict[str, float] = out
+    return result
+
+
+def _metrics(p: Path) -> dict[str, float]:
+    """``log_metrics``'s reading (in the child): ValueError when the log has no POSIX or MPI-IO bytes."""
+    import darshan
+    from darshan.backend.cffi_backend import accumulate_records
+
     report = darshan.DarshanReport(str(p), read_all=False)
     nprocs = int(report.metadata["job"]["nprocs"])
     out: dict[str, float] = {}
@@ -107,7 +137,7 @@ def log_metrics(path: str | Path) -> dict[str, float]:
         acc = accumulate_records(frames, mod, nprocs).derived_metrics
         out.update(bandwidth_mib_s=float(acc.agg_perf_by_slowest), io_seconds=float(acc.agg_time_by_slowest))
         return out
-    raise ValueError(f"{p.name}: no POSIX or MPI-IO bytes in the log")
+    raise ValueError("no POSIX or MPI-IO bytes in the log")
 
 
 class DarshanExtractor(BaseExtractor):

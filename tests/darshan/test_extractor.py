@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from .conftest import PACKAGE, darshan
 IOR_HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
 VPIC = PACKAGE / "tests" / "input" / "sample.darshan"
 GOODOST = PACKAGE / "tests" / "input" / "sample-goodost.darshan"
+READ_AB = next((PACKAGE / "examples" / "darshan-graph").glob("pq_app_readAB_writeC_id71326*.darshan"))   # format 3.21
 
 
 def run_left(tmp_path: Path, log: Path, name: str = "app.darshan") -> RunResult:
@@ -104,3 +108,41 @@ def test_log_without_data_is_an_error() -> None:
 def test_missing_metric_names_the_ones_there(tmp_path: Path) -> None:
     m = get_extractor({"extractor": "darshan"}).extract(run_left(tmp_path, GOODOST), "read_bandwidth_mib_s")
     assert m.value is None and "write_bandwidth_mib_s" in (m.error or "")
+
+
+def test_a_log_that_crashes_libdarshan_util_is_a_failed_measurement(tmp_path: Path) -> None:
+    """Regression: libdarshan-util aborted the process (SIGABRT or SIGSEGV) reading a log whose name records are
+    damaged: the campaign itself died. The read now runs in a child process, and a crash or what
+    libdarshan-util could not read fails the measurement. Run in a fresh interpreter, as a campaign would, so
+    that the old behaviour fails this test instead of killing pytest."""
+    data = bytearray(READ_AB.read_bytes())
+    names = struct.unpack("<Q", data[24:32])[0]   # the first region map: the name records (darshan-log-format.h)
+    data[names] ^= 0xFF
+    log = tmp_path / "app.darshan"
+    log.write_bytes(bytes(data))
+    script = ("import sys\nfrom autotune.measure import log_metrics\ntry:\n    log_metrics(sys.argv[1])\n"
+              "except ValueError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(log)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.strip()   # libdarshan-util reads freed memory here: it crashes in the read or after it
+    assert "\n" not in said and said.endswith("): the log is damaged"), said
+    assert said.startswith(("app.darshan: PyDarshan could not read all of it (libdarshan-util: unable to inflate",
+                            "app.darshan: libdarshan-util failed reading it (killed by SIG")), said
+    assert "unable to inflate darshan log data" in said
+    assert done.stderr == ""
+
+
+def test_a_read_that_does_not_end_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: the extractor read in the campaign's process with no deadline (a damaged log that keeps
+    libdarshan-util busy held the campaign)."""
+    import autotune.measure._darshan as module
+    import autotune.measure._darshanfile as reader
+
+    monkeypatch.setattr(reader, "DEADLINE_BASE", 1.0)
+    monkeypatch.setattr(reader, "DEADLINE_PER_MIB", 0.0)
+    monkeypatch.setattr(module, "_metrics", lambda _p: time.sleep(600))
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"ior_hdf5_example.darshan: libdarshan-util failed reading it \(no answer "
+                                         r"within 1 s\): the log is damaged"):
+        log_metrics(IOR_HDF5)
+    assert time.monotonic() - start < 30
