@@ -1,5 +1,6 @@
 """Contract test suites every plug-in passes (``contracts``: one per kind, run on every registry entry) and helpers."""
 
+from autotune.testing._burst import cli_at_once
 from autotune.testing._executor import ExecutorContract, model_campaign, wrf_model_campaign
 from autotune.testing._extractor import ExtractorContract
 from autotune.testing._history import grow_study, production_campaign
@@ -23,6 +24,7 @@ __all__ = [
     "Stack",
     "TcpProxy",
     "TrackerContract",
+    "cli_at_once",
     "command_request",
     "ensure_local_slurm",
     "fresh_postgres_database",

@@ -7,50 +7,20 @@ WAITING or RUNNING, on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import multiprocessing as mp
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import optuna
 import pytest
 from optuna.trial import TrialState
 
-from autotune.testing import fresh_postgres_database
+from autotune.testing import cli_at_once, fresh_postgres_database
 
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
 LONG = ("--timeout", "600s")  # a loaded 2-core machine running 50 jobs at once: no fallback wanted here
-
-
-def _job(args: list[str], barrier: Any, out: Any) -> None:
-    """One job (a forked process): wait for the others, run the command, hand back exit status and stdout."""
-    from autotune.cli import main
-
-    buf, err = io.StringIO(), io.StringIO()
-    barrier.wait()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
-        try:
-            code = main(args)
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    out.put((code, buf.getvalue(), err.getvalue()))
-
-
-def at_once(commands: list[list[str]]) -> list[tuple[int, str, str]]:
-    """Run the CLI commands in as many processes, released together; their (exit status, stdout, stderr)."""
-    ctx = mp.get_context("fork")
-    barrier, out = ctx.Barrier(len(commands)), ctx.Queue()
-    procs = [ctx.Process(target=_job, args=(c, barrier, out)) for c in commands]
-    for p in procs:
-        p.start()
-    results = [out.get(timeout=900) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-    return results
 
 
 @contextlib.contextmanager
@@ -64,7 +34,7 @@ def store(kind: str, tmp_path: Path) -> Iterator[str]:
 
 def burst(campaign: Path, url: str, n: int, explore: float, first_seed: int) -> None:
     """``n`` asks at once, then ``n`` tells at once; every one must get its own trial and be recorded once."""
-    asks = at_once([["ask", str(campaign), "--storage", url, "--format", "json", "--explore", str(explore),
+    asks = cli_at_once([["ask", str(campaign), "--storage", url, "--format", "json", "--explore", str(explore),
                      "--seed", str(first_seed + i), *LONG] for i in range(n)])
     assert all(code == 0 for code, _, _ in asks), [e for code, _, e in asks if code]
     refs = [json.loads(o)["trial"] for _, o, _ in asks]
@@ -72,7 +42,7 @@ def burst(campaign: Path, url: str, n: int, explore: float, first_seed: int) -> 
     assert not lost, f"{len(lost)} of {n} jobs got no trial: {lost[0]}"  # a trial for every job, no fallback
     numbers = [int(r.split(":")[1]) for r in refs]
     assert len(set(numbers)) == n, sorted(numbers)  # nobody shares a trial
-    tells = at_once([["tell", str(campaign), "--storage", url, "--trial", ref, "--value", str(1000 + i), *LONG]
+    tells = cli_at_once([["tell", str(campaign), "--storage", url, "--trial", ref, "--value", str(1000 + i), *LONG]
                      for i, ref in enumerate(refs)])
     assert [code for code, _, _ in tells] == [0] * n, [e for code, _, e in tells if code]
     study = optuna.load_study(study_name=refs[0].split(":")[0], storage=url)
@@ -91,8 +61,8 @@ def test_a_burst_of_asks_gives_every_job_its_own_trial(campaign: Path, tmp_path:
             # the study exists before the job array starts (its campaign or a first job made it): 50 jobs
             # setting up a fresh database at once each hold a connection while they wait for the set-up
             # lock, beyond what this shared server accepts (max_connections 100); refused, a job falls back
-            (_, out, _), = at_once([["ask", str(campaign), "--storage", url, "--format", "json", *LONG]])
-            at_once([["tell", str(campaign), "--storage", url, "--trial", json.loads(out)["trial"], "--exit-status",
+            (_, out, _), = cli_at_once([["ask", str(campaign), "--storage", url, "--format", "json", *LONG]])
+            cli_at_once([["tell", str(campaign), "--storage", url, "--trial", json.loads(out)["trial"], "--exit-status",
                       "1", *LONG]])  # a failed job: nothing measured yet
         burst(campaign, url, n, explore=0.0, first_seed=0)  # nothing measured yet: every job gets the defaults
         burst(campaign, url, n, explore=0.5, first_seed=n)  # then the best known and exploratory ones
