@@ -45,12 +45,10 @@ def cli_at_once(commands: list[list[str]], timeout: float = 900.0) -> list[tuple
     deadline = time.monotonic() + timeout
     try:
         while len(results) < len(procs):
-            try:
+            with contextlib.suppress(queue.Empty):
                 i, code, stdout, stderr = out.get(timeout=1.0)
                 results[i] = (code, stdout, stderr)
                 continue
-            except queue.Empty:
-                pass
             dead = [(i, p.exitcode) for i, p in enumerate(procs) if i not in results and p.exitcode is not None]
             if dead:
                 time.sleep(1.0)  # an answer put just before its process ended is still on its way
