@@ -13,6 +13,9 @@ darshan = pytest.importorskip("darshan", reason="PyDarshan is the 'darshan' extr
 PACKAGE = Path(os.path.dirname(darshan.__file__))
 LOG_DIRS = [PACKAGE / "examples", PACKAGE / "tests" / "input"]
 PSEUDO = ("<STDIN>", "<STDOUT>", "<STDERR>")
+# A command that writes under the trial's data directory: for logs whose own command line names no output path
+# (init refuses to draft a command that would write over the job's output).
+IN_DATA = ["./app", "{data_dir}/out"]
 
 
 def shipped_logs() -> list[Path]:

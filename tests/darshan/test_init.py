@@ -14,7 +14,7 @@ from autotune.cli import main
 from autotune.darshan import build
 from autotune.errors import ConfigError
 
-from .conftest import PACKAGE, darshan_figures, log_id, shipped_logs
+from .conftest import IN_DATA, PACKAGE, darshan_figures, log_id, shipped_logs
 
 LOGS = shipped_logs()
 IOR_HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
@@ -240,7 +240,7 @@ def test_no_headroom_when_the_job_runs_the_models_best() -> None:
     from autotune.optimize import model_ranked
 
     macsio = next(p for p in shipped_logs() if p.name.startswith("shane_macsio"))
-    init = build(macsio, system="local")
+    init = build(macsio, system="local", command=IN_DATA)
     space, _ = _space_and_job(init)
     best = model_ranked(space, "write_bandwidth_mib_s", True, top=1)[0]
     head = next(f for f in diagnose(init.derived, 16, space, best, "write_bandwidth_mib_s") if f.code == "headroom")
