@@ -93,7 +93,7 @@ def _hint_files(d: Derived) -> list[str]:
     names = [os.path.basename(f.name) for f in d.matter]
     if d.pattern["file_mode"] == "fpp" and len(names) > 1:
         folder = os.path.dirname(d.matter[0].name)
-        names = [os.path.basename(f.name) for f in d.files if os.path.dirname(f.name) == folder]
+        names = [os.path.basename(f.name) for f in d.files if f.data and os.path.dirname(f.name) == folder]
         prefix = os.path.commonprefix(names)  # noqa: RUF071 - a file-name prefix, not a path
         return [f"{prefix}*"] if prefix else ["*"]
     return sorted(set(names))[:8] or ["*"]

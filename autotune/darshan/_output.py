@@ -54,7 +54,7 @@ def _names(arg: str, written: list[str]) -> tuple[set[str], bool]:
         same_dir = (wdir == adir) if a.startswith("/") else (not adir or wdir.endswith("/" + adir.lstrip("./")))
         if w == a or (not a.startswith("/") and w.endswith("/" + a.lstrip("./"))):
             hits.add(w)
-        elif wdir == a or (not a.startswith("/") and "/" in a and wdir.endswith("/" + a.lstrip("./"))):
+        elif wdir == a or (not a.startswith("/") and wdir.endswith("/" + a.lstrip("./"))):
             hits.add(w)
             folder = True
         elif same_dir and len(_stem(abase)) >= 3 and wbase.startswith(_stem(abase)):

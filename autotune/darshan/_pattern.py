@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,7 @@ def file_figures(log: JobLog, known: Sequence[str] = ()) -> list[FileFigures]:
     h5_names = _names(log, "H5F") | _names(log, "H5D")
     nc_names = _names(log, "PNETCDF_FILE")
     on_lustre = {log.names.get(int(i), "") for i in log.lustre["id"]} if log.lustre is not None else set()
+    lustre_dirs = {os.path.dirname(n) for n in on_lustre}   # a folder is on one file system
     by_mod = {mod: _per_file(log, mod) for mod in ("POSIX", "MPI-IO")}
     out: list[FileFigures] = []
     for fid in set(by_mod["POSIX"]) | set(by_mod["MPI-IO"]):
@@ -110,7 +112,8 @@ def file_figures(log: JobLog, known: Sequence[str] = ()) -> list[FileFigures]:
         if written + read == 0:
             continue
         library = "hdf5" if name in h5_names else "pnetcdf" if name in nc_names else "mpiio" if layer == "MPI-IO" else "posix"
-        mount, fs_type, real, where = locate(log, name, name in on_lustre, known)
+        mount, fs_type, real, where = locate(log, name, name in on_lustre or os.path.dirname(name) in lustre_dirs,
+                                            known)
         out.append(FileFigures(name, mount, fs_type, layer, library, shared, ranks, written, read, counters,
                                real, where, is_data(name)))
     out.sort(key=lambda f: (-f.bytes, f.name))

@@ -38,8 +38,9 @@ def _inside(path: str, prefix: str) -> bool:
 def locate(log: JobLog, name: str, on_lustre: bool, known: Sequence[str] = ()) -> tuple[str, str, str, str]:
     """(mount, file-system type, the file's path on that mount, how it was found) of one file.
 
-    ``on_lustre``: the LUSTRE module has a record of it; ``known``: file-system paths of system profiles,
-    against which a path no Lustre mount holds is resolved (``/lus/theta-fs0`` + ``/projects/x``)."""
+    ``on_lustre``: the LUSTRE module has a record of it or of a file in its folder; ``known``: file-system
+    paths of system profiles, against which a path no Lustre mount holds is resolved (``/lus/theta-fs0`` +
+    ``/projects/x``)."""
     mount, fs_type = log.mount_of(name)
     dw = DATAWARP_PATH.match(name)
     if dw and "/dws/" not in mount:
@@ -54,8 +55,8 @@ def locate(log: JobLog, name: str, on_lustre: bool, known: Sequence[str] = ()) -
     if not on_lustre:
         return mount, fs_type, name, "the mount table"
     if not lustre:
-        return "", "lustre", name, "the LUSTRE module's record (the mount table has no Lustre mount)"
+        return "", "lustre", name, "a LUSTRE module record of it or its folder (the mount table has no Lustre mount)"
     held = f"the log's only Lustre mount {lustre[0]}" if len(lustre) == 1 else \
         f"the Lustre mount {lustre[-1]} (assumed: the table has {len(lustre)})"
-    return lustre[-1], "lustre", name, (f"the LUSTRE module's record; no mount in the table holds {name} (a "
-                                        f"symbolic link?), so it is on {held}")
+    return lustre[-1], "lustre", name, (f"a LUSTRE module record of it or its folder; no mount in the table holds "
+                                        f"{name} (a symbolic link?), so it is on {held}")

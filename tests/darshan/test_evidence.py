@@ -78,7 +78,8 @@ def test_a_lustre_record_outside_every_known_mount_is_drafted_as_lustre(monkeypa
     _log_as(monkeypatch, _e3sm([("/", "overlay"), ("/lus/other", "lustre")]))
     init = build(VPIC)
     assert init.target.draft is not None and init.target.kind == "lustre" and init.target.fs.path == "/lus/other"
-    assert "kind: lustre  # from the log: the LUSTRE module's record; no mount in the table holds" in init.target.draft.text
+    assert "kind: lustre  # from the log: a LUSTRE module record of it or its folder; no mount in the table holds" \
+        in init.target.draft.text
     assert init.target.fs.osts == 56 and yaml.safe_load(init.text)["baseline"]["lustre.stripe_count"] == 56
 
 
@@ -89,6 +90,20 @@ def test_datawarp_and_lustre_evidence_come_before_the_mount_table() -> None:
     assert locate(log, "/home/u/x", False)[:2] == ("/", "overlay")        # no evidence: the mount table
     assert locate(log, "/home/u/x", True)[:2] == ("/lus/theta-fs0", "lustre")   # a LUSTRE record
     assert locate(log, "/projects/p/x", False, ["/lus/theta-fs0/projects"])[2] == "/lus/theta-fs0/projects/p/x"
+
+
+def test_a_file_without_a_lustre_record_beside_one_that_has_it_is_on_lustre(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Darshan's Lustre module keeps a bounded number of records: a folder is on one file system."""
+    real = _e3sm([("/", "overlay"), ("/lus/other", "lustre")])
+    lustre = real.lustre.copy()
+    lustre["id"] = 1234567   # the LUSTRE record is now of can_I_out_h1.nc, a file of the same folder
+    log = replace(real, lustre=lustre, names={**real.names, 1234567: "/projects/radix-io/snyder/e3sm/can_I_out_h1.nc"})
+    from autotune.darshan import file_figures
+
+    (h0,) = file_figures(log)
+    assert h0.name == E3SM_OUT and (h0.fs_type, h0.mount) == ("lustre", "/lus/other")
+    (alone,) = file_figures(replace(log, names={**log.names, 1234567: "/elsewhere/x.nc"}))
+    assert (alone.fs_type, alone.mount) == ("overlay", "/")   # no evidence: the mount table
 
 
 def _h5py(names: dict[str, str]) -> JobLog:

@@ -42,6 +42,15 @@ def test_the_output_argument_the_log_shows_written_moves(log: Path, before: str,
     assert not any(arg in written for arg in cmd)
 
 
+def test_a_relative_folder_argument_becomes_the_data_directory() -> None:
+    from autotune.darshan._output import move_outputs
+
+    d = build(WRITE_A).derived   # the job wrote .../darshan-graph/A
+    assert move_outputs(["./app", "darshan-graph"], d, None).command == ["./app", "{data_dir}"]
+    assert move_outputs(["./app", "--out=darshan-graph/A", "7"], d, None).command == ["./app", "--out={data_dir}/A", "7"]
+    assert move_outputs(["./app", "other"], d, None).unnamed == [d.matter[0].name]
+
+
 def test_iors_default_output_is_given_under_the_data_directory() -> None:
     cmd = _command(GOODOST)
     assert cmd[-2:] == ["-o", "{data_dir}/testFile"]   # IOR's -o default is testFile: the job wrote testFile.*
