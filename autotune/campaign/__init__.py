@@ -16,6 +16,7 @@ from autotune.campaign.file._values import nonempty_path, storage_url, tracking_
 from autotune.campaign.file._values import repeats as repeats_value
 from autotune.campaign.file._values import trials as trials_value
 from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
+from autotune.campaign.run._reach import unreachable
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
@@ -102,6 +103,7 @@ __all__ = [
     "tracking_uri",
     "trials_in",
     "trials_value",
+    "unreachable",
     "value_flag",
     "value_of",
     "what_it_gets",
