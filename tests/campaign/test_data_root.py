@@ -3,7 +3,7 @@ system's root; the cleanup of stale ones follows them there and removes nothing 
 
 from __future__ import annotations
 
-import os
+import io
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +71,9 @@ def test_no_target_path_never_puts_data_in_the_profiles_mount(tmp_path: Path, sy
 
 def test_local_disk_and_a_folder_of_the_users_are_as_before(tmp_path: Path) -> None:
     c = load_campaign(_campaign(tmp_path, system="local"))
-    assert c.data_root == tmp_path / "work" / "data"
+    assert c.data_root == tmp_path / "work" / "data" and not c.data_note
     c = load_campaign(_campaign(tmp_path, system="cori", target={"path": "/global/cscratch1/sd/u/tune"}))
-    assert c.data_root == Path("/global/cscratch1/sd/u/tune")
+    assert c.data_root == Path("/global/cscratch1/sd/u/tune") and not c.data_note
 
 
 def test_a_profile_whose_file_system_is_at_slash_writes_in_the_work_directory(tmp_path: Path) -> None:
@@ -112,7 +112,9 @@ def test_trials_write_under_the_per_campaign_folder_and_the_cleanup_touches_noth
     (mount / "notes.txt").write_text("mine")
     stale = _blob(root, data_dir_name(c.study, 7, 0))
     keep = [_blob(root, n) for n in (data_dir_name("other", 7, 0), "results")]
-    CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()
+    said = io.StringIO()
+    CampaignLoop(c, progress=False, out=said).run()
+    assert f"notice: trial data goes to {root}: {mount} is a file system's root" in said.getvalue()
     assert not stale.exists()
     assert all((p / "blob").read_text() == p.name for p in theirs + keep)
     assert (mount / "notes.txt").read_text() == "mine"

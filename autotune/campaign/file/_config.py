@@ -119,6 +119,14 @@ class Campaign:
         never a file system's root (``_names.data_root_for``)."""
         return data_root_for(self.data_path, self.workdir, self.study, [f.path for f in self.system.filesystems.values()])
 
+    @property
+    def data_note(self) -> str:
+        """Where the data goes, when the path given (target.path or the file system's) was a root: else ''."""
+        if not self.data_path or self.data_root == Path(self.data_path).expanduser():
+            return ""
+        return (f"trial data goes to {self.data_root}: {self.data_path} is a file system's root "
+                "(target.path names a folder of yours instead)")
+
 
 def _reads(value: Any) -> tuple[str, ...]:
     """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
