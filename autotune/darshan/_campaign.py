@@ -15,7 +15,7 @@ import yaml
 
 from autotune.darshan._diagnose import Finding, diagnose, measured_and_predicted
 from autotune.darshan._log import JobLog, read_log
-from autotune.darshan._output import DATA, data_path, move_outputs, refuse_unnamed
+from autotune.darshan._output import DATA, data_path, move_outputs, refuse_in_place, refuse_unnamed
 from autotune.darshan._pattern import Derived, derive
 from autotune.darshan._target import Target, choose_target, job_settings, known_paths
 from autotune.space import BoundSpace
@@ -243,11 +243,17 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
 def _outputs(cmd: list[str], d: Derived, preset: str | None, log_path: str, notes: list[str], drafted: bool,
              model: bool) -> list[str]:
     """``cmd`` with its output arguments under ``{data_dir}`` (``_output.move_outputs``); a drafted command
-    whose output no argument names stops here (unless the campaign runs on the model)."""
+    whose output no argument names, or that updates a file in place, stops here (unless the campaign runs on
+    the model)."""
     moved = move_outputs(cmd, d, preset)
     if moved.moved:
         notes.append("moved under {data_dir} (the job's own output is never written): "
                      + ", ".join(f"{a} -> {b}" for a, b in moved.moved))
+    if moved.in_place and not model:
+        if drafted:
+            refuse_in_place(log_path, cmd, moved.in_place)
+        notes.append(f"the job read {moved.in_place[0]} and then wrote it: make sure app.command works on a copy "
+                     f"under {DATA}, not on that file")
     if moved.unnamed and not model:
         if drafted:
             refuse_unnamed(log_path, cmd, moved.unnamed)

@@ -5,6 +5,8 @@ A command taken from the log writes where the job wrote: every trial would overw
 The arguments that name what the job wrote (the file, its directory, or the prefix of the names the
 application derived from it: E3SM-IO's ``-o out.nc`` writes ``out_h0.nc`` and ``out_h1.nc``) are rewritten
 to ``{data_dir}/<name>``; when no argument names a file the job wrote, the draft stops with one line.
+Only outputs move: a file the job read before it wrote it (an update in place: Darshan's first read and write
+timestamps) or only read is an input, and an argument naming one is left as it is.
 """
 
 from __future__ import annotations
@@ -32,6 +34,19 @@ class Moved:
     command: list[str]
     moved: list[tuple[str, str]] = field(default_factory=list)   # (argument as logged, as rewritten)
     unnamed: list[str] = field(default_factory=list)             # written main files no argument names
+    in_place: list[str] = field(default_factory=list)            # main files the job read, then wrote
+
+
+def read_first(f: FileFigures) -> bool:
+    """Whether the job read ``f`` before it wrote it (or only read it): an input, never moved. Without
+    Darshan's first-read/first-write timestamps a file both read and written counts as read first."""
+    if f.bytes_read <= 0:
+        return False
+    if f.bytes_written <= 0:
+        return True
+    p = f.layer.replace("-", "")
+    read, write = (f.counters.get(f"{p}_F_{op}_START_TIMESTAMP", 0.0) for op in ("READ", "WRITE"))
+    return not (0 < write < read)
 
 
 def _stem(base: str) -> str:
@@ -62,13 +77,27 @@ def _names(arg: str, written: list[str]) -> tuple[set[str], bool]:
     return hits, folder
 
 
+def _names_file(arg: str, files: list[str]) -> bool:
+    """Whether ``arg`` names one of ``files`` itself (a relative ``arg`` by its trailing components)."""
+    a = arg.rstrip("/")
+    if not a or a in (".", ".."):
+        return False
+    tail = "/" + a.lstrip("./")
+    return any(f == a or (not a.startswith("/") and f.endswith(tail)) for f in files)
+
+
 def move_outputs(command: list[str], d: Derived, preset: str | None) -> Moved:
-    """``command`` with every argument that names a main file the job wrote moved under ``{data_dir}``."""
-    written = [f.name for f in d.matter if f.bytes_written > 0]
+    """``command`` with every argument that names a main file the job wrote (and did not read first) moved
+    under ``{data_dir}``; an argument naming a file the job read first stays (``read_first``)."""
+    written = [f.name for f in d.matter if f.bytes_written > 0 and not read_first(f)]
+    in_place = [f.name for f in d.matter if f.bytes_written > 0 and read_first(f)]
+    inputs = [f.name for f in d.files if read_first(f)]
     out, moved, covered = list(command), [], set()
     for i, arg in enumerate(command[1:], start=1):
         flag, sep, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
         if arg.startswith("-") and not sep:
+            continue
+        if _names_file(value, inputs):
             continue
         hits, folder = _names(value, written)
         if not hits:
@@ -84,7 +113,7 @@ def move_outputs(command: list[str], d: Derived, preset: str | None) -> Moved:
             out += [flag, f"{DATA}/{name}"]
             moved.append((f"(default {flag} {name})", f"{flag} {DATA}/{name}"))
             covered |= set(written)
-    return Moved(out, moved, [w for w in written if w not in covered])
+    return Moved(out, moved, [w for w in written if w not in covered], in_place)
 
 
 def refuse_unnamed(log_path: str, command: list[str], unnamed: list[str]) -> None:
@@ -95,6 +124,16 @@ def refuse_unnamed(log_path: str, command: list[str], unnamed: list[str]) -> Non
         f"darshan log {log_path!r}: the job wrote {unnamed[0]}{more}, but no argument of its command line "
         f"({shlex.join(command)[:120]}) names it, so every trial would write over it: pass --app-command with the "
         f"output argument set to {DATA}/{base} (or run the app in {DATA}), or --target model")
+
+
+def refuse_in_place(log_path: str, command: list[str], in_place: list[str]) -> None:
+    """One line: the job read ``in_place`` and then wrote it, so every trial would change the user's file."""
+    base = os.path.basename(in_place[0])
+    raise ConfigError(
+        f"darshan log {log_path!r}: the job read {in_place[0]} and then wrote it (an update in place), so every "
+        f"trial would change that file: pass --app-command that works on a copy at {DATA}/{base} (e.g. sh -c "
+        f"'cp {in_place[0]} {DATA}/ && exec {shlex.quote(command[0])} ...', the copy then timed with the run), "
+        "or --target model")
 
 
 def data_path(d: Derived, t: Target, workdir: str) -> tuple[str | None, str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
 from autotune.campaign.file import _values as _checks
 from autotune.campaign.file._cost import CostObjective, parse_cost
-from autotune.campaign.file._names import check_study_name
+from autotune.campaign.file._names import check_study_name, data_root_for
 from autotune.campaign.run._reservation import parse_reservation
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
@@ -112,10 +113,19 @@ class Campaign:
         false``, ``name: none``, or another tracker): ``autotune.tracking.active_tracker`` decides."""
         return self.tracking_uri if active_tracker(self.tracking) == "mlflow" else None
 
-    @property
+    @cached_property  # once per campaign: the cleanup and every trial agree on it
     def data_root(self) -> Path:
-        """Where the app's data goes: target.path, else the file system's path, else <workdir>/data."""
-        return Path(self.data_path).expanduser() if self.data_path else self.workdir / "data"
+        """Where the data directories go: target.path, else the file system's path, else <workdir>/data, and
+        never a file system's root (``_names.data_root_for``)."""
+        return data_root_for(self.data_path, self.workdir, self.study, [f.path for f in self.system.filesystems.values()])
+
+    @property
+    def data_note(self) -> str:
+        """Where the data goes, when the path given (target.path or the file system's) was a root: else ''."""
+        if not self.data_path or self.data_root == Path(self.data_path).expanduser():
+            return ""
+        return (f"trial data goes to {self.data_root}: {self.data_path} is a file system's root "
+                "(target.path names a folder of yours instead)")
 
 
 def _reads(value: Any) -> tuple[str, ...]:

@@ -56,7 +56,7 @@ class LoopSteps:
         from autotune.optimize import sampler_for
 
         fallback = sampler_for(self.c.sampler, 2 if self.c.objective.cost is not None else 1)[1]
-        for notice in [*rt.space.notices, *([fallback] if fallback else [])]:
+        for notice in [*rt.space.notices, *([fallback] if fallback else []), *filter(None, [self.c.data_note])]:
             self.say(f"notice: {notice}")
         if self.c.storage.startswith("sqlite:///"):
             self.c.workdir.mkdir(parents=True, exist_ok=True)
