@@ -30,9 +30,9 @@ def test_dw_capacity_is_nodes_times_granularity_rounded_down(nodes: int, expecte
 def test_export_formats_for_a_lustre_configuration() -> None:
     s = resolve({"lustre.stripe_count": 48, "lustre.stripe_size": 8 << 20, "mpiio.cb_nodes": 48,
                  "cray.cb_nodes_multiplier": 4}, SHAHEEN, SHAHEEN.filesystem("scratch"), PAT)
-    assert render("lfs", s, path="/scratch/run") == "lfs setstripe -c 48 -S 8m /scratch/run"
+    assert render("lfs", s, path="/scratch/run") == "mkdir -p /scratch/run && lfs setstripe -c 48 -S 8m /scratch/run"
     mpich = render("mpich", s, patterns=["wrfout*"])
-    assert mpich.startswith("export MPICH_MPIIO_HINTS='wrfout*:")
+    assert mpich.startswith("export MPICH_MPIIO_HINTS='wrfout*:") and ",*/wrfout*:" in mpich  # a full path too
     assert "cray_cb_nodes_multiplier=4" in mpich and "striping_factor=48" in mpich
     assert "cb_nodes 48" in render("romio", s)
     assert render("dw", s).startswith("#")
