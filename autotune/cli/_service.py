@@ -109,11 +109,14 @@ def store_args(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _say_private(c: Any) -> None:
-    """One stderr line when the study lives in the work directory's own SQLite file: jobs started from another
-    directory (another work directory) make their own study and never share what this one learns."""
-    if c.storage_url is None:
-        print(f"autotune ask: no shared store (--storage URL or ${STORAGE_ENV}): the study is private to "
-              f"{c.workdir} ({c.storage}); jobs started from another directory do not share it", file=sys.stderr)
+    """One stderr line when the study lives in the work directory's own SQLite file: jobs whose work directory
+    differs (a relative ``workdir`` is relative to the directory the job starts in) never share what it learns."""
+    if c.storage_url is not None:
+        return
+    here = c.workdir.is_relative_to(Path.cwd().resolve())
+    whose = "this directory" if here else f"jobs using the work directory {c.workdir}"
+    print(f"autotune ask: no shared store (--storage URL or ${STORAGE_ENV}): the study ({c.storage}) is private to "
+          f"{whose}; jobs started elsewhere do not share it", file=sys.stderr)
 
 
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:

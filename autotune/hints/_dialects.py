@@ -201,16 +201,19 @@ def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
     return lines + directory_lines(settings, path)
 
 
-def directory_lines(settings: Settings, path: str) -> list[str]:
+def directory_lines(settings: Settings, path: str, guard: bool = True) -> list[str]:
     """The output directory's Lustre striping or RW-PCC project as lines that cannot end a job: the directory
-    made first, an unset ``$VAR`` path or a missing ``lfs`` reported on stderr (``in_dir``, ``if_lfs``)."""
+    made first, an unset ``$VAR`` path (``in_dir``) and, with ``guard``, a missing ``lfs`` (``if_lfs``) reported
+    on stderr."""
     lines = []
     for pcc in pcc_lines(settings, path):
         command, _, note = pcc.partition("  # ")
-        lines.append(if_lfs(in_dir(command, path, "the PCC project"), "the PCC project") + f"  # {note}")
+        line = in_dir(command, path, "the PCC project")
+        lines.append((if_lfs(line, "the PCC project") if guard else line) + f"  # {note}")
     stripe = lfs_setstripe(settings, path)
     if stripe:
-        lines.append(if_lfs(in_dir(stripe, path, "striping"), "striping"))
+        line = in_dir(stripe, path, "striping")
+        lines.append(if_lfs(line, "striping") if guard else line)
     return lines
 
 

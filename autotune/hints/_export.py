@@ -76,13 +76,12 @@ class Ompi(Dialect):
 
 class Lfs(Dialect):
     name = "lfs"
-    what = "lfs setstripe"
+    what = "lfs setstripe (Lustre) or lfs project (RW-PCC) on the output directory"
 
     def render(self, settings: Settings, target: Target) -> str:
-        from autotune.hints._dialects import in_dir, lfs_setstripe
+        from autotune.hints._dialects import directory_lines
 
-        stripe = lfs_setstripe(settings, target.path)
-        return in_dir(stripe, target.path, "striping") if stripe else "# not a Lustre target: no striping"
+        return "\n".join(directory_lines(settings, target.path, guard=False)) or "# not a Lustre target: no striping"
 
 
 class Dw(Dialect):
