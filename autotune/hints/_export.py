@@ -61,6 +61,9 @@ class Romio(Dialect):
     def render(self, settings: Settings, target: Target) -> str:
         from autotune.hints._dialects import romio_hints_file
 
+        if target.mpi_flavour == "openmpi" and settings.config.get("ompi.io", "ompio") == "ompio" and settings.info:
+            pairs = ", ".join(f"{k}={v}" for k, v in sorted(settings.info.items()))
+            return f"# OMPIO reads no ROMIO hints file: give these to the application's MPI_File_open as MPI_Info: {pairs}\n"
         return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
 
 

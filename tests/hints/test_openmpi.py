@@ -31,6 +31,8 @@ def test_ompio_settings_become_mca_parameters_and_romio_hints_are_dropped(ompi) 
     assert "mpirun --mca fcoll individual --mca io ompio --mca io_ompio_num_aggregators 2" in text
     assert "ROMIO_HINTS" not in text  # OMPIO reads no hints file
     assert "export OMPI_MCA_io=ompio" in render("job", s, mpi_flavour="openmpi").splitlines()
+    romio = render("romio", s, mpi_flavour="openmpi")  # a hints file nobody reads under OMPIO is not advised
+    assert romio.startswith("# OMPIO reads no ROMIO hints file") and "cb_nodes=2" in romio and "\ncb_nodes" not in romio
 
 
 def test_romio321_gets_a_hints_file_and_no_ompio_parameters(ompi) -> None:  # type: ignore[no-untyped-def]
