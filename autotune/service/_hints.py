@@ -65,7 +65,7 @@ def recommended(study: trialrecord.StudyRecord, best: FrozenTrial, config: dict[
     else:
         kept = {k: v for k, v in config.items() if default.get(k) != v}
     phases = measured_phases(study.metric or "", (study.pattern or {}).get("phases") or ("write",))
-    return acting({**dict(study.fixed or {}), **kept}, phases, not_in_effect if kept else {})[0]
+    return acting({**dict(study.fixed or {}), **kept}, phases, not_in_effect if kept else {}, kept)[0]
 
 
 def _reps(t: FrozenTrial) -> list[float]:

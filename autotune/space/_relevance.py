@@ -4,7 +4,7 @@ a write-bandwidth campaign), and settings their own trial showed not in effect."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from autotune.space._catalogue import CATALOGUE
@@ -90,10 +90,12 @@ def not_applied(config: Mapping[str, Any], not_in_effect: Mapping[str, Any]) -> 
     return out
 
 
-def acting(config: Mapping[str, Any], phases: Sequence[str], not_in_effect: Mapping[str, Any] | None = None
-           ) -> tuple[dict[str, Any], dict[str, str]]:
+def acting(config: Mapping[str, Any], phases: Sequence[str], not_in_effect: Mapping[str, Any] | None = None,
+           judged: Collection[str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """``config`` without the settings that cannot act on ``phases`` (``inert``, judged on the whole configuration:
-    a fixed ``romio_cb_write=disable`` makes a searched ``cb_nodes`` inert) and those their trial showed not in
+    a fixed ``romio_cb_write=disable`` makes a searched ``cb_nodes`` inert) and those of ``judged`` (default: all;
+    the searched ones, where a campaign's fixed settings stay its own choice) that their trial showed not in
     effect (``not_applied``); and the dropped settings with why."""
-    dropped = {**not_applied(config, not_in_effect or {}), **inert(config, phases)}
+    shown = not_applied({k: v for k, v in config.items() if judged is None or k in judged}, not_in_effect or {})
+    dropped = {**shown, **inert(config, phases)}
     return {k: v for k, v in config.items() if k not in dropped}, dropped

@@ -59,3 +59,13 @@ def test_exports_leave_out_aggregators_beside_a_fixed_disable_and_settings_not_i
     rec = trialrecord.StudyRecord(fixed={"mpiio.romio_cb_write": "disable"}, metric="write_bandwidth",
                                   pattern={"phases": ["write"]}, confirmation=conf)
     assert recommended(rec, best, {}, {}, missing) == {"mpiio.romio_cb_write": "disable", "lustre.stripe_count": 8}
+
+
+def test_a_fixed_setting_is_the_campaigns_choice_unless_inert() -> None:
+    from autotune.hints import acting
+
+    missing = {"romio_ds_write": {"why": "not reported"}, "cb_nodes": {"why": "capped"}}
+    config = {"mpiio.romio_ds_write": "disable", "mpiio.cb_nodes": 4, "lustre.stripe_count": 8}
+    kept, dropped = acting(config, ("write",), missing, judged={"mpiio.cb_nodes", "lustre.stripe_count"})
+    assert kept == {"mpiio.romio_ds_write": "disable", "lustre.stripe_count": 8}
+    assert set(dropped) == {"mpiio.cb_nodes"} and "cb_nodes not in effect (capped)" in dropped["mpiio.cb_nodes"]

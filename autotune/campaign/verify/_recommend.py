@@ -112,7 +112,8 @@ def shown_not_in_effect(study: optuna.Study, best: optuna.trial.FrozenTrial) -> 
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
     """The configuration to export and whether it is the system's defaults: the confirmed one, else the best
     trial's settings that differ from the default and can act; either way without the settings that cannot act
-    on the target (``acting``: inert beside the fixed settings, or shown not in effect by their trial)."""
+    on the target (``acting``: inert beside the fixed settings, or searched and shown not in effect by their trial;
+    a setting the campaign fixes is its own choice, exported unless inert)."""
     conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
     phases = measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)
     if conf is not None:
@@ -122,5 +123,5 @@ def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.Froz
     else:
         default = rt.space.default_config()
         kept = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
-    config, _ = acting({**rt.space.fixed, **kept}, phases, shown_not_in_effect(study, best) if kept else {})
+    config, _ = acting({**rt.space.fixed, **kept}, phases, shown_not_in_effect(study, best) if kept else {}, kept)
     return config, not any(k in kept for k in config)
