@@ -10,6 +10,7 @@ from autotune.hints._dialects import (
     pcc_lines,
     rabbit_lines,
     romio_hints_file,
+    shell_value,
 )
 from autotune.hints._export import DIALECTS, FORMATS, Dialect, Target, render
 from autotune.hints._flavour import flavour_problem
@@ -20,5 +21,5 @@ __all__ = [
     "AGGREGATOR_SETTINGS", "DIALECTS", "FORMATS", "PHASE_SETTINGS", "BurstBuffer", "Dialect", "NearNode", "Settings", "Stripe",
     "Target", "acting", "dw_lines", "flavour_problem", "h5py_settings", "h5py_snippet", "inert", "job_lines", "lfs_setstripe",
     "measured_phases",
-    "mpich_mpiio_hints", "pcc_lines", "rabbit_lines", "render", "resolve", "romio_hints_file",
+    "mpich_mpiio_hints", "pcc_lines", "rabbit_lines", "render", "resolve", "romio_hints_file", "shell_value",
 ]

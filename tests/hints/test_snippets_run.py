@@ -210,3 +210,22 @@ def test_no_stray_variable_in_any_snippet() -> None:
                 code = "\n".join(ln for ln in text.splitlines() if not ln.startswith("#"))
                 names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", code))
                 assert names <= allowed, (fmt, names - allowed)
+
+
+def test_a_trial_job_script_expands_a_variable_file_pattern(tmp_path: Path) -> None:
+    """A trial's Slurm script: ``app.hint_files`` ``$DW_JOB_STRIPED/wrfout*`` names the job's mount, and the
+    data-directory patterns stay the job's ``$DATA_DIR``."""
+    from dataclasses import replace
+
+    from autotune.launch import get_launcher
+    from autotune.testing import make_requests
+
+    reqs = make_requests(tmp_path, system="shaheen2", fs="bb", config={"bb.nodes": 2, "mpiio.cb_nodes": 2},
+                         command=("./app",))
+    reqs = [replace(r, app=replace(r.app, hint_files=("$DW_JOB_STRIPED/wrfout*", "rst*"))) for r in reqs]
+    text = get_launcher("slurm")({}).render(reqs)
+    line = next(ln.strip() for ln in text.splitlines() if "export MPICH_MPIIO_HINTS=" in ln)
+    value = subprocess.run(["bash", "-euc", f'{line}\nprintf %s "$MPICH_MPIIO_HINTS"'], capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "DW_JOB_STRIPED": "/dw/j1", "DATA_DIR": "/dw/j1/rep0"},
+                           check=True).stdout
+    assert value == "/dw/j1/wrfout*:cb_nodes=2,/dw/j1/rep0/rst*:cb_nodes=2"
