@@ -39,7 +39,7 @@ from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
 from autotune.campaign.verify._dryrun import Proposal, proposals
 from autotune.campaign.verify._preflight import pending_lines, preflight
-from autotune.campaign.verify._recommend import recommended_config
+from autotune.campaign.verify._recommend import recommended_config, shown_not_in_effect
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [
@@ -97,6 +97,7 @@ __all__ = [
     "run_campaign",
     "run_check",
     "run_trial",
+    "shown_not_in_effect",
     "storage_url",
     "summary",
     "summary_text",

@@ -16,7 +16,7 @@ import yaml
 from autotune.darshan._diagnose import Finding, diagnose, measured_and_predicted
 from autotune.darshan._log import JobLog, read_log
 from autotune.darshan._output import DATA, data_path, move_outputs, refuse_in_place, refuse_unnamed
-from autotune.darshan._pattern import Derived, derive
+from autotune.darshan._pattern import Derived, FileFigures, derive
 from autotune.darshan._target import Target, choose_target, job_settings, known_paths
 from autotune.space import BoundSpace
 from autotune.units import format_size
@@ -90,13 +90,28 @@ def _name(log: JobLog) -> str:
 
 
 def _hint_files(d: Derived) -> list[str]:
-    names = [os.path.basename(f.name) for f in d.matter]
-    if d.pattern["file_mode"] == "fpp" and len(names) > 1:
-        folder = os.path.dirname(d.matter[0].name)
-        names = [os.path.basename(f.name) for f in d.files if f.data and os.path.dirname(f.name) == folder]
-        prefix = os.path.commonprefix(names)  # noqa: RUF071 - a file-name prefix, not a path
-        return [f"{prefix}*"] if prefix else ["*"]
-    return sorted(set(names))[:8] or ["*"]
+    """The file patterns the hints key on: every file the job moved its main phase's data through MPI-IO in the
+    folders of its main files (E3SM writes ``..._h0.nc`` and a smaller ``..._h1.nc``: both get the hints), as one
+    ``prefix*`` per folder where the names share a prefix, else the names themselves."""
+    folders = sorted({os.path.dirname(f.name) for f in d.matter})
+
+    def moved(f: FileFigures) -> bool:
+        return (f.bytes_read if d.main_op == "read" else f.bytes_written) > 0
+
+    data = [f for f in d.files if os.path.dirname(f.name) in folders
+            and (f in d.matter or (f.layer == "MPI-IO" and moved(f))
+            or (d.pattern["file_mode"] == "fpp" and f.data))]
+    out: list[str] = []
+    for folder in folders:
+        names = sorted({os.path.basename(f.name) for f in data if os.path.dirname(f.name) == folder})
+        prefix = os.path.commonprefix(names) if len(names) > 1 else ""  # noqa: RUF071 - a file-name prefix, not a path
+        if len(prefix) >= 3:
+            out.append(f"{prefix}*")
+        elif d.pattern["file_mode"] == "fpp" and len(names) > 1:
+            return ["*"]  # files per process with no common prefix: every file
+        else:
+            out += names
+    return sorted(set(out))[:8] or ["*"]
 
 
 def _comments(log: JobLog, d: Derived, t: Target, settings: dict[str, Any], notes: list[str],

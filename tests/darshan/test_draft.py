@@ -196,3 +196,22 @@ def test_a_stripe_size_the_space_cannot_hold(system: str | None, monkeypatch: py
     if system is None:
         assert init.target.draft is not None and init.target.fs.default_stripe_size == 1 << 20
         assert "the log's 128MiB is not a size the search space holds" in init.target.draft.text
+
+
+def test_hints_key_every_output_file_of_the_app() -> None:
+    """E3SM writes a large ``_h0`` and a small ``_h1`` history file (the small one is not a main file): the hint
+    pattern covers both; the interpreter's or a log file written through POSIX next to them does not widen it."""
+    from autotune.darshan import FileFigures
+    from autotune.darshan._campaign import _hint_files
+    from autotune.darshan._pattern import Derived
+
+    def f(name: str, written: int, layer: str = "MPI-IO") -> FileFigures:
+        return FileFigures(name, "/projects", "lustre", layer, "pnetcdf", True, 512, written, 0)
+
+    h0, h1, log = f("/projects/run/can_I_out_h0.nc", 90 << 30), f("/projects/run/can_I_out_h1.nc", 1 << 30), \
+        f("/projects/run/e3sm.log", 1 << 20, "POSIX")
+    d = Derived({"file_mode": "shared"}, [h0, h1, log], [h0], {"write": 91 << 30, "read": 0}, {}, 1.0, 0.0, False,
+                "lustre", "/projects")
+    assert _hint_files(d) == ["can_I_out_h*"]
+    d.files = [h0, log]
+    assert _hint_files(d) == ["can_I_out_h0.nc"]

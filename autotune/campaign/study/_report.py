@@ -27,11 +27,10 @@ def fmt_value(name: str, value: Any) -> str:
 
 
 def hints_text(rt: Runtime, settings: Settings) -> str:
-    """The job-script lines for this system: env/hints file, lfs setstripe, #DW, h5py settings."""
+    """The job-script lines for this system (``--format job``: #SBATCH/#DW directives first, the output directory's
+    striping, the MPI's hints), and the h5py settings as a comment."""
     c = rt.campaign
-    parts = [render("env", settings, mpi_flavour=c.system.mpi_flavour, patterns=c.app.hint_files)]
-    if settings.bb is not None:
-        parts.append(render("dw", settings))
+    parts = [render("job", settings, mpi_flavour=c.system.mpi_flavour, patterns=c.app.hint_files)]
     if settings.hdf5_alignment and settings.hdf5_alignment > 1:
         parts.append(f"# h5py: h5py.File(..., alignment_threshold={settings.hdf5_alignment}, "
                      f"alignment_interval={settings.hdf5_alignment})")

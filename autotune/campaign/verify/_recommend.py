@@ -19,7 +19,7 @@ from autotune.campaign.study._resume import in_space
 from autotune.campaign.verify._claim import ConfirmationClaim
 from autotune.campaign.verify._confirm import TOP, confirm, physical
 from autotune.campaign.verify._confirmation import Confirmation
-from autotune.hints import inert, measured_phases
+from autotune.hints import acting, measured_phases
 from autotune.space import Config
 
 
@@ -89,17 +89,39 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
     return conf if claim.record(asdict(conf), say) else None
 
 
+def shown_not_in_effect(study: optuna.Study, best: optuna.trial.FrozenTrial) -> dict[str, Any]:
+    """What the recommended configuration's own trial showed not in effect (its ``hints_not_in_effect``): the
+    confirmed winner's trial when the study was confirmed, else ``best``."""
+    conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
+    number = best.number
+    if conf is not None:
+        won = next((c for c in conf.get("candidates") or [] if isinstance(c, Mapping) and c.get("label") == conf.get("winner")),
+                   None)
+        if won is not None and isinstance(won.get("trial"), int) and won["trial"] >= 0:
+            number = won["trial"]
+    trial = best
+    if number != best.number:
+        try:
+            storage = study._storage
+            trial = storage.get_trial(storage.get_trial_id_from_study_id_trial_number(study._study_id, number))
+        except KeyError:  # a trial that is no longer in the study: nothing known against its settings
+            return {}
+    return dict(trialrecord.read(trial).hints_not_in_effect or {})
+
+
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
     """The configuration to export and whether it is the system's defaults: the confirmed one, else the best
-    trial's settings that differ from the default and can act."""
+    trial's settings that differ from the default and can act; either way without the settings that cannot act
+    on the target (``acting``: inert beside the fixed settings, or searched and shown not in effect by their trial;
+    a setting the campaign fixes is its own choice, exported unless inert)."""
     conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
+    phases = measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)
     if conf is not None:
         kept = dict(conf.get("recommended") or {})
-        return {**rt.space.fixed, **kept}, not kept
-    if trialrecord.read(best).is_default:
-        return dict(rt.space.fixed), True
-    default = rt.space.default_config()
-    changed = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
-    for name in inert(changed, measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)):
-        changed.pop(name)
-    return {**rt.space.fixed, **changed}, not changed
+    elif trialrecord.read(best).is_default:
+        kept = {}
+    else:
+        default = rt.space.default_config()
+        kept = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
+    config, _ = acting({**rt.space.fixed, **kept}, phases, shown_not_in_effect(study, best) if kept else {}, kept)
+    return config, not any(k in kept for k in config)
