@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from autotune.campaign import fmt_value
+from autotune.campaign import confirmation_lines, fmt_value
 from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
 from autotune.report._stats import Comparison, bootstrap_value, interval, jitter
@@ -57,6 +57,11 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
                  default_repetitions=list(f.default.repetitions), default_config=f.default.config)
     if f.speedup is not None:
         d["speedup_over_default"] = f.speedup
+    d["searched"] = list(f.searched)
+    if f.confirmation:  # measured interleaved with the default and the best rule of thumb: what the report leads with
+        d.update(confirmed=True, claim=f.claim, confirmation_lines=confirmation_lines(f.confirmation, f.metric))
+    else:
+        d.update(confirmed=False, confirm_command=f"autotune tune {f.source or f.campaign + '.yaml'}")
     return d
 
 
@@ -68,6 +73,8 @@ def report_data(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, Any]:
         "winner": cmp.winner.label if cmp.winner else None,
         "versus": [v.__dict__ for v in cmp.versus],
         "jitter": cmp.jitter, "significant": cmp.significant, "recommendation": cmp.recommendation,
+        "side_by_side": False,  # campaigns are measured each at its own time: only within one is it interleaved
+        "confirmed": all(f.confirmation for f in figs if f.best is not None),
     }
     if cmp.cost_rule is not None:  # objective.cost: the fronts, the pick, and the speed-only sentence
         out.update(cost=cost_data(figs, cmp.cost_rule), speed=cmp.speed)
@@ -94,3 +101,12 @@ def versus_text(v: dict[str, Any], maximize: bool) -> str:
     what = "more bandwidth" if maximize else "less time"
     return (f"{v['a']} ({v['a_kind']}, {v['a_value']:.4g}) vs {v['b']} ({v['b_kind']}, {v['b_value']:.4g}): "
             f"{v['advantage'] * 100:+.1f}% {what} (95% interval {v['low'] * 100:+.1f}% to {v['high'] * 100:+.1f}%)")
+
+
+def confirmation_text(t: dict[str, Any]) -> list[str]:
+    """A target's confirmation as lines (or that it is unconfirmed, with the command that confirms it)."""
+    if t.get("confirmed"):
+        return list(t["confirmation_lines"])
+    return [f"not confirmed: the best trial is the search's best of N (overstated); run `{t['confirm_command']}` "
+            "(objective.confirm above 0) for the confirmation: the best configurations, the best rule of thumb and "
+            "the default re-measured interleaved"]

@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, num, versus_text
 from autotune.report._plots import PLOTS
 
 CSS = """
@@ -64,6 +64,7 @@ def _target(t: dict[str, Any]) -> str:
         f"<tr><th>speedup over default</th><td>{_e(num(t.get('speedup_over_default')))}x</td></tr>"
         f"<tr><th>cost</th><td>{t['node_hours']:.4g} node-hours ({t['nodes']} node(s) × {t['run_seconds']:.4g} s)"
         + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "") + "</td></tr></table>")
+    parts.append("<p>Confirmation:</p><pre>" + _e("\n".join(confirmation_text(t))) + "</pre>")
     parts.append("<p>Best configuration:</p><pre>" + _e("\n".join(config_lines(t["best_config"]))) + "</pre>")
     hints = t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing"
     parts.append("<p>Hints for the job script:</p><pre>" + _e(hints) + "</pre></div>")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -33,6 +33,7 @@ def _target(t: dict[str, Any]) -> list[str]:
             + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "")]
     if t["importance"]:
         out.append("- parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in t["importance"].items()))
+    out += ["", "Confirmation:", "", "```", *confirmation_text(t), "```"]
     out += ["", "Best configuration:", "", "```", *config_lines(t["best_config"]), "```", "",
             "Hints to paste into the job script:", "", "```",
             t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing",

@@ -93,6 +93,12 @@ def winner_of(conf: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     return int(cand["trial"]), dict(cand.get("config") or {})
 
 
+def confirmation_lines(conf: dict[str, Any], metric: str) -> list[str]:
+    """What a stored confirmation measured and recommends, as the summary prints it (the report reuses it)."""
+    c = Confirmation(**conf)
+    return [*c.lines(metric), c.claim()]
+
+
 def times(x: float) -> str:
     """A ratio as ``N.NNx`` (``1.2e+300x`` when huge: never a 300-digit number)."""
     return f"{x:.2f}x" if abs(x) < 1e6 else f"{x:.3g}x"
