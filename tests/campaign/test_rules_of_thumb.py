@@ -29,6 +29,7 @@ def test_the_rules_run_right_after_the_default_labelled_and_the_summary_weighs_t
     assert len(trialrecord.ran_trials(res.study.get_trials(deepcopy=False))) == 6  # the rules count as trials
     text = summary_text(res.runtime, res.study)
     assert "best rule of thumb " in text and "\nrecommendation: " in text
+    assert "\nbest rule of thumb: " in text  # the search's figure of the best rule, beside the default's
     conf = res.study.user_attrs["confirmation"]
     assert conf["rule"]["name"] in {"stripe-per-node = alcf-48-osts", "all-osts", "alcf-48-osts-8mib"}
 

@@ -11,7 +11,7 @@ from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.study._digest import counts, first_flagged
 from autotune.campaign.study._objectives import front, is_multi, value_of
-from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
+from autotune.campaign.study._study import best_trial, default_trial, implausible_trials, rule_trials
 from autotune.campaign.verify._claim import confirming_worker
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.campaign.verify._recommend import recommended_config
@@ -71,6 +71,13 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out["default_value"] = dv
         if bv:
             out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
+    rules = rule_trials(study)
+    if rules and not is_multi(study):  # the best rule of thumb as the search measured it (the confirmation re-measures)
+        r = (max if c.objective.maximize else min)(rules, key=value_of)
+        rv = value_of(r)
+        out.update(rule_trial=r.number, rule_name=trialrecord.read(r).rule_of_thumb, rule_value=rv)
+        if dv and rv:
+            out["rule_speedup_over_default"] = rv / dv if c.objective.maximize else dv / rv
     baseline = first_flagged(study, trialrecord.BASELINE, ran=False)
     base_v = value_of(baseline) if baseline is not None else None
     if bv and base_v:
@@ -157,6 +164,10 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
         lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {times(s.get('speedup_over_default', 1.0))} the default")
+    if "rule_value" in s:
+        vs = f"  ->  {times(s['rule_speedup_over_default'])} the default" if "rule_speedup_over_default" in s else ""
+        lines.append(f"best rule of thumb: {s['rule_name']} (trial {s['rule_trial']}): {s['rule_value']:.4g}{unit}{vs}"
+                     + ("" if confirmed else " (the search's figure, unconfirmed)"))
     if "baseline_value" in s:
         lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
                      f"{times(s['speedup_over_baseline'])} the baseline")
