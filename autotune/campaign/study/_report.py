@@ -73,7 +73,7 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
             out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
     rules = rule_trials(study)
     if rules and not is_multi(study):  # the best rule of thumb as the search measured it (the confirmation re-measures)
-        r = (max if c.objective.maximize else min)(rules, key=value_of)
+        r = (max if c.objective.maximize else min)(rules, key=lambda t: float(value_of(t) or 0.0))
         rv = value_of(r)
         out.update(rule_trial=r.number, rule_name=trialrecord.read(r).rule_of_thumb, rule_value=rv)
         if dv and rv:
