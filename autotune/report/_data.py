@@ -59,7 +59,8 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
         d["speedup_over_default"] = f.speedup
     d["searched"] = list(f.searched)
     if f.confirmation:  # measured interleaved with the default and the best rule of thumb: what the report leads with
-        d.update(confirmed=True, claim=f.claim, confirmation_lines=confirmation_lines(f.confirmation, f.metric))
+        d.update(confirmed=True, claim=f.claim, confirmation_lines=confirmation_lines(f.confirmation, f.metric),
+                 confirmed_gain=confirmed_gain(f.confirmation))
     else:
         d.update(confirmed=False, confirm_command=f"autotune tune {f.source or f.campaign + '.yaml'}")
     return d
@@ -110,3 +111,21 @@ def confirmation_text(t: dict[str, Any]) -> list[str]:
     return [f"not confirmed: the best trial is the search's best of N (overstated); run `{t['confirm_command']}` "
             "(objective.confirm above 0) for the confirmation: the best configurations, the best rule of thumb and "
             "the default re-measured interleaved"]
+
+
+def confirmed_gain(conf: dict[str, Any]) -> dict[str, Any] | None:
+    """The recommendation's confirmed gain over the default, {margin, low, high} (None: the defaults are kept)."""
+    if conf.get("recommends_rule") and conf.get("rule"):
+        r = conf["rule"]
+        return {"margin": r["margin"], "low": r["low"], "high": r["high"]}
+    if conf.get("winner") == "default" or conf.get("decision") not in ("recommend", ""):
+        return None
+    return {"margin": conf.get("margin"), "low": conf.get("low"), "high": conf.get("high")}
+
+
+def gain_cell(t: dict[str, Any]) -> str:
+    """The table's cell of the confirmed gain: '+65.0% (+2.3% to +166.0%)', 'defaults kept' or 'unconfirmed'."""
+    if not t.get("confirmed"):
+        return "unconfirmed"
+    g = t.get("confirmed_gain")
+    return "defaults kept" if g is None else f"{pct(g['margin'])} ({pct(g['low'])} to {pct(g['high'])})"

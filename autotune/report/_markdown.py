@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, gain_cell, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -45,12 +45,13 @@ def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> 
     """The summary: the recommendation, the side-by-side table, each target, the plot files."""
     u = data["unit"]
     lines = [f"# {title}", "", f"**Recommendation.** {data['recommendation']}", "",
-             "| target | best | repetitions spread | default | speedup | node-hours | BB node-hours |",
-             "|---|---|---|---|---|---|---|"]
+             "| target | best | repetitions spread | default | speedup (search's best) | confirmed gain (95% interval) "
+             "| node-hours | BB node-hours |",
+             "|---|---|---|---|---|---|---|---|"]
     for t in data["targets"]:
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
         lines.append(f"| {t['label']} | {num(t.get('best_value'), u)} | {spread} | {num(t.get('default_value'), u)} "
-                     f"| {num(t.get('speedup_over_default'))}x | {t['node_hours']:.4g} | "
+                     f"| {num(t.get('speedup_over_default'))}x | {gain_cell(t)} | {t['node_hours']:.4g} | "
                      + (f"{t['bb_node_hours']:.4g} |" if bills_bb(t) else "– |"))
     lines.append("")
     if data["versus"]:
