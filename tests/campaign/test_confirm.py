@@ -279,3 +279,14 @@ def test_the_summary_prints_the_ablation_and_says_what_it_showed_of_each_setting
             in text)
     assert conf.shown_to_matter("mpiio.cb_nodes") and not conf.shown_to_matter("mpiio.romio_ds_write")
     assert winner_of({**conf.__dict__}) == (12, {"b": 2})  # the configuration shown is the winner's, not trial 11's
+
+
+def test_a_rule_that_cannot_be_measured_is_never_recommended() -> None:
+    winner, rule = {**DEFAULT, "mpiio.cb_nodes": 4}, {**DEFAULT, "mpiio.cb_nodes": 2}
+    bench = Bench()
+
+    def failing_rule(config: Config, is_default: bool, number: int) -> float | None:
+        return None if config == rule else bench(config, is_default, number)
+
+    conf = confirm(DEFAULT, [(7, winner)], 3, failing_rule, maximize=True, rule=(2, rule, "broken"))
+    assert conf.proven and not conf.recommends_rule and conf.recommended == {"mpiio.cb_nodes": 4}

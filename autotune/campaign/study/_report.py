@@ -176,6 +176,9 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
         what = "the recommended rule of thumb" if rule_won else "the confirmed winner"
         lines.append(f"configuration of trial {s['shown_trial']}, {what}" + (
             f" (the search's best of N was trial {s['best_trial']}):" if s["shown_trial"] != s["best_trial"] else ":"))
+    elif confirmed and "shown_trial" not in s:  # the confirmation kept the defaults: this is not a recommendation
+        lines.append(f"configuration of trial {s['best_trial']} (the search's best of N; the confirmation did not "
+                     "show it better than the default):")
     else:
         lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s.get("shown_config", s["best_config"]).items()):

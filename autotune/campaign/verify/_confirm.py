@@ -240,8 +240,8 @@ def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[f
                {k: v for k, v in compare(rule_i, 0).items() if k != "bound"})}
     if winner_i == rule_i:
         return RuleComparison(rule_i, rule, None, False)
-    over = compare(winner_i, rule_i)
-    return RuleComparison(rule_i, rule, over, winner_i != 0 and not (over["bound"] is not None and over["bound"] > 0))
+    over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
+    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
 
 
 def _log_of(look: _Look) -> float:
