@@ -129,4 +129,13 @@ def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         print(f"notice: {n}")
     print("\n".join(rt.space.describe()))
     print("rules: " + ", ".join(r.name for r in rt.space.rules))
+    from autotune.space import rules_of_thumb
+
+    thumbs, notes = rules_of_thumb(rt.space)  # what a campaign runs right after the default
+    print("rules of thumb (run right after the default):" if thumbs else "rules of thumb: none differs from the default here")
+    for b in thumbs:
+        changed = {k: v for k, v in b.config.items() if rt.space.default_config().get(k) != v}
+        print(f"  {b.name}: {', '.join(f'{k}={v}' for k, v in sorted(changed.items()))}  ({b.source})")
+    for line in notes:
+        print(f"  note: {line}")
     return 0

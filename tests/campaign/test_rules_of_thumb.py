@@ -38,3 +38,14 @@ def test_rules_of_thumb_can_be_left_out(tmp_path: Path) -> None:
     c = model_campaign(tmp_path, trials=3, sampler={"name": "tpe", "seed": 1, "rules_of_thumb": False})
     shown, _ = proposals(c, Runtime.build(c), 3)
     assert not any(p.rule for p in shown)
+
+
+def test_space_lists_the_rules_of_thumb_with_their_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    from autotune.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    assert main(["space", str(root / "experiments" / "campaigns" / "model-theta-ior.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "rules of thumb (run right after the default):" in out
+    assert "alcf-48-osts-8mib: lustre.stripe_count=48, lustre.stripe_size=8388608  (ALCF Theta I/O talk" in out
+    assert "nc_striping=auto" in out
