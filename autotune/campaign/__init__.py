@@ -23,7 +23,7 @@ from autotune.campaign.run._trial import TrialOutcome, run_trial
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
-from autotune.campaign.study._report import fmt_value, hints_text, summary, summary_text
+from autotune.campaign.study._report import confirmation_lines, fmt_value, hints_text, summary, summary_text
 from autotune.campaign.study._resume import in_space
 from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
 from autotune.campaign.study._study import (
@@ -63,6 +63,7 @@ __all__ = [
     "best_trial",
     "check_stack",
     "check_study_name",
+    "confirmation_lines",
     "counts",
     "default_trial",
     "fit_campaigns",

@@ -30,7 +30,7 @@ APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pa
                       "hint_files", "cwd", "reads"})
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm", "cost"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
-SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
+SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start", "rules_of_thumb"})
 PRIOR_KEYS = frozenset({"top", "scale", "refit", "diverse"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"name", "uri", "experiment", "enabled", "artifacts"})
@@ -278,6 +278,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     sampler.setdefault("name", DEFAULT_SAMPLER)
     _checks.sampler_values(sampler)
     SAMPLERS.get(sampler["name"]).check_options(sampler.get("options"), "sampler.options")  # at load: exit 2
+    expect(sampler.get("rules_of_thumb", True), bool, "sampler.rules_of_thumb", "true or false")
     prior = sampler.get("prior")
     if isinstance(prior, dict):
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")

@@ -68,6 +68,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
         return None
     runs = [(-1 if r.is_default else t.number, default_cfg if r.is_default else rt.config_of(t), list(r.repetitions))
             for t in ran for r in (trialrecord.read(t),)]
+    rule = best_rule(done, rt)  # the best rule of thumb, a comparator beside the default
+    compared = top + ([(rule[0], rule[1])] if rule is not None and rule[0] not in [n for n, _ in top] else [])
 
     def measure(config: Config, is_default: bool, number: int) -> float | None:
         o = run_trial(rt, number, config, is_default, 1)
@@ -76,12 +78,13 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
     claim = ConfirmationClaim(study, c.storage, rt.worker, [t.number for t in ran])
     if not claim.take(say):
         return None
-    say(f"confirming: the top configurations and the default, {rounds} interleaved rounds at most (fewer once the "
-        "margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
+    also = f", the best rule of thumb ({rule[2]}, trial {rule[0]})" if rule is not None else ""
+    say(f"confirming: the top configurations{also} and the default, {rounds} interleaved rounds at most (fewer once "
+        "the margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
     with claim.beating():
         conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
-                       history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
-                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
+                       history=pooled_history(runs, default_cfg, compared, phases), matters=c.objective.confirm_matters,
+                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate, rule=rule)
     default = next((t for t in ran if trialrecord.read(t).is_default), None)
     if default is not None and default.value:
         best = done[0].value or 0.0
@@ -107,6 +110,12 @@ def shown_not_in_effect(study: optuna.Study, best: optuna.trial.FrozenTrial) -> 
         except KeyError:  # a trial that is no longer in the study: nothing known against its settings
             return {}
     return dict(trialrecord.read(trial).hints_not_in_effect or {})
+
+
+def best_rule(done: Sequence[optuna.trial.FrozenTrial], rt: Runtime) -> tuple[int, Config, str] | None:
+    """(trial, configuration, name) of the best rule of thumb among ``done`` (sorted best first), or None."""
+    t = next((t for t in done if trialrecord.read(t).rule_of_thumb), None)
+    return None if t is None else (t.number, rt.config_of(t), trialrecord.read(t).rule_of_thumb)
 
 
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
