@@ -54,10 +54,11 @@ def test_ost_interleaving_costs_a_seek() -> None:
 
 
 def test_lock_switches_only_with_more_than_one_client_per_ost() -> None:
-    pat = S.THETA_XFER
-    assert lock_switches(pat, MIB, 48, 1.0) == 0.0
-    small = lock_switches(pat.with_(transfer_size=100_000), MIB, 48, 85.0)
-    large = lock_switches(pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
+    c = Constants()
+    pat = S.THETA_XFER  # IOR segments: each transfer is a region of its own
+    assert lock_switches(c, pat, MIB, 48, 1.0) == 0.0
+    small = lock_switches(c, pat.with_(transfer_size=100_000), MIB, 48, 85.0)
+    large = lock_switches(c, pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
     assert small > large > 0
 
 
