@@ -19,6 +19,7 @@ from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.study._advise import Advice, advise
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
@@ -42,6 +43,7 @@ from autotune.campaign.verify._recommend import recommended_config
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [
+    "Advice",
     "Budget",
     "Campaign",
     "CampaignLoop",
@@ -57,6 +59,7 @@ __all__ = [
     "SiteFit",
     "StackReport",
     "TrialOutcome",
+    "advise",
     "baseline_config",
     "best_ran",
     "best_trial",
