@@ -63,7 +63,7 @@ def oss_used(fs: FileSystem, osts_used: int) -> int:
 def region(p: IOPattern, stripe_size: int, stripe_count: int) -> float:
     """Contiguous bytes one client writes into one OST object before another client's data begins.
 
-    A rank's contiguous block of ``bytes_per_rank`` lands as ``block / stripe_count`` contiguous bytes in each
+    A rank's contiguous block (``block_size``, IOR's ``-b``) lands as ``block / stripe_count`` contiguous bytes in each
     object once it spans a full stripe (object offsets of consecutive stripes are adjacent), as one stripe unit
     when it spans fewer, and as itself below one unit (shared with its neighbours). Strided pieces interleave
     with other ranks' pieces: a region is one piece (at most a stripe unit).
@@ -72,7 +72,7 @@ def region(p: IOPattern, stripe_size: int, stripe_count: int) -> float:
         return p.bytes_per_rank / max(1, stripe_count)
     if p.layout == "strided":
         return float(min(p.piece, stripe_size))
-    block = float(p.bytes_per_rank)
+    block = float(p.block)  # one segment's block (IOR -b), all of a rank's bytes when unset
     if block >= stripe_size * stripe_count:
         return block / stripe_count
     return float(min(block, stripe_size))

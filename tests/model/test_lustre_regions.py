@@ -32,9 +32,9 @@ def contiguous(nodes: int, transfer: int = MIB) -> IOPattern:
 
 
 def test_stripe_one_contiguous_blocks_stream_at_the_ost_not_at_a_lock_per_transfer(eagle: SystemProfile) -> None:
-    """128 ranks on 32 nodes, 1 MiB transfers, stripe count 1: measured 4-17x above the 0.32 GB/s that a lock
+    """128 ranks on 32 nodes, 1 MiB transfers in 64 MiB blocks, stripe count 1: measured 4-17x above the 0.32 GB/s that a lock
     hand-over per transfer gave; with locks per region the one OST streams (within a factor 2 of it)."""
-    pred = predict(contiguous(32), eagle, None, {"lustre.stripe_count": 1})
+    pred = predict(contiguous(32).with_(block_size=64 * MIB), eagle, None, {"lustre.stripe_count": 1})
     assert 4 * 0.32 <= pred.bandwidth_gb_s <= 4.06
     assert pred.bandwidth_gb_s >= 4.06 / 4
     locks = pred.phase("write").term("extent locks")
@@ -48,6 +48,8 @@ def test_regions_follow_the_layout() -> None:
     assert region(pat.with_(bytes_per_rank=MIB // 2), MIB, 8) == MIB // 2     # below a stripe unit: shared
     strided = pat.with_(layout="strided", piece_size=4096)
     assert region(strided, MIB, 8) == 4096
+    segmented = pat.with_(block_size=64 * MIB)                    # IOR -b 64m -s 8: blocks of all ranks alternate
+    assert region(segmented, MIB, 16) == 4 * MIB and region(segmented, MIB, 160) == MIB
 
 
 def test_locks_count_regions_not_transfers() -> None:
