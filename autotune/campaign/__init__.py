@@ -19,7 +19,7 @@ from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
-from autotune.campaign.study._advise import Advice, advise
+from autotune.campaign.study._advise import Advice, advise, heldout_errors
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
@@ -70,6 +70,7 @@ __all__ = [
     "fit_campaigns",
     "fmt_value",
     "format_check",
+    "heldout_errors",
     "hints_text",
     "ignored_hints",
     "implausible_trials",
