@@ -123,9 +123,9 @@ def advise(paths: Sequence[str | Path], nodes: int, storage: str | None = None,
     """Fit the campaigns' trials, then rank their space at ``nodes`` nodes with the fitted model."""
     from autotune.campaign.file._config import load_campaign
 
-    site = fit_campaigns(paths, storage, constants)
     camp = load_campaign(paths[0])
     pattern = at_nodes(camp.app.pattern, nodes)
+    site = fit_campaigns(paths, storage, constants)
     space = camp.space.bind(camp.system, camp.fs, pattern)
     metric, maximize = camp.objective.metric, camp.objective.maximize
     c = site.fit.constants
