@@ -160,7 +160,7 @@ def refit(curve: Curve) -> dict[str, Any] | None:
         return None
     names = FIT_NAMES[fs.kind]
     fit = fit_constants(runs, system, names, fs.name, bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT)
-    held = sorted(heldout_errors(SiteFit(system, fs, runs, names, fit)))
+    held = sorted(heldout_errors(SiteFit(system, fs, runs, tuple(fit.values), fit)))
     return {"rms_factor": math.exp(fit.rms_log_error), "heldout_median": math.exp(held[len(held) // 2]),
             "heldout_worst": math.exp(held[-1]), "points": len(runs)}
 

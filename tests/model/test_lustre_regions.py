@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autotune.model import Constants, predict
+from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, Constants, MeasuredRun, constants_for, fit_constants, predict
 from autotune.model._lustre import client_ceiling, lock_switches, lock_unit, region
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile, parse_system
@@ -88,3 +88,32 @@ def test_adding_osts_stops_helping_once_the_clients_are_the_limit(eagle: SystemP
     bw = [predict(two, eagle, None, {"lustre.stripe_count": sc}).bandwidth_gb_s for sc in (8, 32, 160)]
     assert max(bw) <= 2 * 25 * 1.0001                              # two 200 Gb/s nodes
     assert bw[2] <= bw[1] * 1.05
+
+
+def test_a_fit_at_few_nodes_carries_to_many_when_the_mechanisms_hold(eagle: SystemProfile) -> None:
+    """Runs at 32 nodes from the model with other constants (a faster OST repositioning, cheaper locks) fitted with
+    ``model fit``'s constants, seek_time among them, predict 128 nodes far better than the unfitted profile."""
+    fs = eagle.filesystem()
+    truth = constants_for(eagle, fs).with_(seek_time=0.3e-3, lock_time=0.4e-3)
+
+    def pat(nodes: int) -> IOPattern:
+        return contiguous(nodes).with_(block_size=64 * MIB)
+
+    counts = (1, 4, 16, 64, 160)
+    runs = [MeasuredRun(pat(32), {"lustre.stripe_count": sc},
+                        predict(pat(32), eagle, None, {"lustre.stripe_count": sc}, constants=truth).seconds)
+            for sc in counts]
+    fit = fit_constants(runs, eagle, FIT_NAMES["lustre"], fs.name, bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT)
+    assert "seek_time" in fit.values
+    for sc in counts:
+        cfg = {"lustre.stripe_count": sc}
+        true = predict(pat(128), eagle, None, cfg, constants=truth).seconds
+        assert 1 / 1.5 < predict(pat(128), eagle, None, cfg, constants=fit.constants).seconds / true < 1.5
+
+
+def test_a_constant_the_profile_switches_off_is_not_fitted(eagle: SystemProfile) -> None:
+    nvme = parse_system({**EAGLE, "filesystems": {"lfs": {**EAGLE["filesystems"]["lfs"],
+                                                          "model": {"ost_write_bw": "4GB", "seek_time": 0}}}})
+    runs = [MeasuredRun(contiguous(4), {"lustre.stripe_count": sc}, 10.0 / sc) for sc in (1, 4, 16)]
+    fit = fit_constants(runs, nvme, ("ost_write_bw", "seek_time"), "lfs", bounds=(0.05, 20), prior_weight=0.3)
+    assert set(fit.values) == {"ost_write_bw"} and fit.constants.seek_time == 0.0
