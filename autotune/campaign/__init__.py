@@ -20,6 +20,7 @@ from autotune.campaign.run._reach import unreachable
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.study._advise import Advice, advise, heldout_errors
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
@@ -43,6 +44,7 @@ from autotune.campaign.verify._recommend import recommended_config, shown_not_in
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [
+    "Advice",
     "Budget",
     "Campaign",
     "CampaignLoop",
@@ -58,6 +60,7 @@ __all__ = [
     "SiteFit",
     "StackReport",
     "TrialOutcome",
+    "advise",
     "baseline_config",
     "best_ran",
     "best_trial",
@@ -69,6 +72,7 @@ __all__ = [
     "fit_campaigns",
     "fmt_value",
     "format_check",
+    "heldout_errors",
     "hints_text",
     "ignored_hints",
     "implausible_trials",
