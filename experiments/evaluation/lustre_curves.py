@@ -70,6 +70,21 @@ RANGER = IOPattern(ranks=256, nodes=16, bytes_per_rank=8_000_000, transfer_size=
 # Blue Waters: 1024 ranks x a 512 x 512 block of doubles (assumed 32 x 32 decomposition): 4 KiB pieces.
 BLUEWATERS = IOPattern(ranks=1024, nodes=64, bytes_per_rank=2 * MIB, transfer_size=2 * MIB, layout="strided",
                        piece_size=4096)
+# Cirrus E1000: IOR POSIX on one shared file, 36 ranks per node, 100 segments of a 16 MiB block per rank written as
+# 2 MiB transfers, fsync at the end (ior -b 16m -t 2m -s 100 -e); each rank's block is contiguous within a segment.
+CIRRUS_RPN, CIRRUS_NODES = 36, (1, 2, 3, 4)
+
+
+def cirrus(nodes: int) -> IOPattern:
+    """The Cirrus E1000 IOR pattern on ``nodes`` nodes (weak scaling: the same bytes per rank)."""
+    return IOPattern(ranks=CIRRUS_RPN * nodes, nodes=nodes, bytes_per_rank=100 * 16 * MIB, transfer_size=2 * MIB,
+                     block_size=16 * MIB, io_mode="independent", library="posix")
+
+
+def _stripe_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
+    return {"lustre.stripe_count": int(key["lustre.stripe_count"])}
+
+
 SHAHEEN = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
                     transfer_size=361_000_000_000 // 1216, library="pnetcdf")
 
@@ -80,8 +95,10 @@ CURVES: tuple[Curve, ...] = (
           BLUEWATERS, _bw_cfg, lambda k: k["mpiio.romio_cb_write"] == "enable"),
     Curve("Blue Waters independent, 1024 ranks / 64 nodes", "bluewaters-ioda-stripe-count.csv", "bluewaters",
           BLUEWATERS.with_(io_mode="independent"), _bw_cfg, lambda k: k["mpiio.romio_cb_write"] == "disable"),
+    *(Curve(f"Cirrus E1000 IOR POSIX shared, {n} node(s) x 36 ranks", f"cirrus-e1000-ior-shared-{n}n.csv",
+            "cirrus-e1000", cirrus(n), _stripe_cfg) for n in CIRRUS_NODES),
     Curve("Shaheen PnetCDF restart, 1216 ranks / 38 nodes", "shaheen-restart-stripe-count.csv", "shaheen2", SHAHEEN,
-          lambda k, r: {"lustre.stripe_count": int(k["lustre.stripe_count"])}, fitted=True,
+          _stripe_cfg, fitted=True,
           note="write_latency, client_stream, exchange_bw, straggler_cv were fitted to these two points"),
 )
 
