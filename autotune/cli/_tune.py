@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from autotune._shell import comment, quote
-from autotune.cli._common import add_tune_overrides, load, warn_stack
+from autotune.cli._common import add_tune_overrides, load, print_model_verdict, warn_stack
 
 
 def register(sub: Any) -> None:
@@ -98,6 +98,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     c = rt.campaign
     for n in rt.space.notices:
         print(f"notice: {n}")
+    print_model_verdict(rt)
     print(f"search space on {c.system.name}/{c.fs.name}:")
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
     if c.sampler.get("seed") is None and c.sampler.get("name") != "grid":

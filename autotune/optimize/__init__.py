@@ -16,7 +16,7 @@ from autotune.optimize._samplers import (
     resume_seed,
     sampler_for,
 )
-from autotune.optimize._start import PRIOR_TOP, initial_configs, prior_spec
+from autotune.optimize._start import PRIOR_TOP, initial_configs, model_line, model_metric_of, model_start, prior_spec
 from autotune.optimize._warm import add_history, load_source, warm_configs, warm_start
 
 __all__ = [
@@ -38,8 +38,11 @@ __all__ = [
     "initial_configs",
     "load_source",
     "make_sampler",
+    "model_line",
     "model_metric",
+    "model_metric_of",
     "model_ranked",
+    "model_start",
     "prior_spec",
     "recommend",
     "remeasure",

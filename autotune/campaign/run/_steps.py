@@ -84,7 +84,7 @@ class LoopSteps:
                 study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
             from autotune.optimize import initial_configs
 
-            for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
+            for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
                 study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
         return study
 
