@@ -2,6 +2,7 @@
 with re-measurement, and warm start from earlier campaigns. Pure Python (no Ray, no MLflow)."""
 
 from autotune.optimize._adaptive import DEFAULT_MARGIN, Candidate, RepetitionPolicy, recommend, remeasure
+from autotune.optimize._diverse import distance
 from autotune.optimize._ga import GASampler
 from autotune.optimize._local import AutotuneSampler
 from autotune.optimize._prior import candidates, coordinate_ascent, model_metric, model_ranked, scaled_constants
@@ -35,6 +36,7 @@ __all__ = [
     "add_history",
     "candidates",
     "coordinate_ascent",
+    "distance",
     "initial_configs",
     "load_source",
     "make_sampler",

@@ -29,7 +29,7 @@ from autotune.space import Config
 from autotune.tracking import CampaignInfo
 
 MAX_INFEASIBLE_IN_A_ROW = 1000
-MAX_DUPLICATES_IN_A_ROW = 100  # proposals of configurations already measured: the sampler has nothing new
+MAX_DUPLICATES_IN_A_ROW = 100  # repeated proposals with no untried configuration queued in their place (a guard)
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 # We record heartbeats ourselves around each trial (campaign._study.heartbeat), with ask/tell.
 warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
@@ -137,12 +137,12 @@ class CampaignLoop(LoopSteps):
         """Why no new trial starts: the default failed, nothing new is proposed, or a budget is spent (None: go on)."""
         if self.failure is not None:
             return "default_failed"
-        if self._duplicates >= MAX_DUPLICATES_IN_A_ROW or self._all_measured(study):
+        if self._nothing_untried or self._duplicates >= MAX_DUPLICATES_IN_A_ROW or self._all_measured(study):
             return "exhausted"
         return self._budget_left(study, started, per_trial)
 
     def _all_measured(self, study: optuna.Study) -> bool:
-        """True when a small space's every feasible configuration has completed (nothing new to propose)."""
+        """True when a small space's every feasible configuration has completed, the default's included."""
         if self._size is None:
             self._size = _resume.feasible_count(self.rt.space) or -1
         return self._size > 0 and _resume.completed_configs(study) >= self._size
@@ -160,6 +160,11 @@ class CampaignLoop(LoopSteps):
                 while stop is None and len(pending) < self.parallel:
                     proposed = self._propose(study)
                     if proposed is None:
+                        if self._nothing_untried:
+                            self.say("stopping: every configuration the search can reach was tried (a proposal "
+                                     "repeated a measured one and none is left untried)")
+                            stop = "exhausted"
+                            continue
                         if self._duplicates >= MAX_DUPLICATES_IN_A_ROW:
                             self.say(f"stopping: the last {self._duplicates} proposals were all configurations "
                                      "already measured (nothing new for this sampler)")
