@@ -36,7 +36,7 @@ from autotune.campaign.study._study import (
 )
 from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
-from autotune.campaign.verify._dryrun import Proposal, proposals
+from autotune.campaign.verify._dryrun import Proposal, confirmation_lines, proposals
 from autotune.campaign.verify._preflight import pending_lines, preflight
 from autotune.campaign.verify._recommend import recommended_config
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
@@ -62,6 +62,7 @@ __all__ = [
     "best_trial",
     "check_stack",
     "check_study_name",
+    "confirmation_lines",
     "counts",
     "default_trial",
     "fit_campaigns",

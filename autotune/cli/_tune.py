@@ -125,6 +125,9 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     if depends:
         print("\n" + comment(f"the proposals after trial {shown[-1].number if shown else 0} depend on the measured "
                               "values: the real run makes them from what it measures"))
+    from autotune.campaign import confirmation_lines
+
+    print("\n" + "\n".join(comment(line) for line in confirmation_lines(c, rt)))
     from autotune.campaign import preflight
     from autotune.errors import AutotuneError
 

@@ -23,6 +23,7 @@ from autotune.campaign.study._objectives import value_of
 from autotune.campaign.study._report import summary, summary_text
 from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
 from autotune.campaign.study._study import best_trial, heartbeat, ran_trials
+from autotune.campaign.verify._confirmbudget import confirmation_reserve
 from autotune.campaign.verify._preflight import cancel_active, preflight
 from autotune.errors import AutotuneError
 from autotune.space import Config
@@ -72,6 +73,7 @@ class CampaignLoop(LoopSteps):
             command_line=self.command_line, campaign_text=c.text))
         backfill_tracker(self.tracker, self.rt, study)  # trials a failed write (full disk) left out of MLflow
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
+        self._started = time.monotonic()
         try:
             with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
                 n_now, stopped = self._loop(study)
@@ -83,7 +85,8 @@ class CampaignLoop(LoopSteps):
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign.verify._recommend import confirm_campaign
 
-                confirm_campaign(self.rt, study, c.objective.confirm, self.say)  # one worker of a shared campaign
+                left = None if c.budget.wall_time is None else c.budget.wall_time - (time.monotonic() - self._started)
+                confirm_campaign(self.rt, study, c.objective.confirm, self.say, left)  # one worker of a shared campaign
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
@@ -112,7 +115,9 @@ class CampaignLoop(LoopSteps):
         if b.wall_time is not None:
             elapsed = time.monotonic() - started
             expected = sum(per_trial) / len(per_trial) if per_trial else 0.0
-            if elapsed + expected > b.wall_time:
+            # the confirmation counts against the wall time too: leave its first look's runs
+            kept = confirmation_reserve(self.c, study, expected / max(self.c.objective.repeats, 1)) if per_trial else 0.0
+            if elapsed + expected + kept > b.wall_time:
                 return "wall_time"
         return None
 

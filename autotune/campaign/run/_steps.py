@@ -47,6 +47,7 @@ class LoopSteps:
         self.failure: str | None = None  # why the campaign stopped early (the default failed)
         self._duplicates = 0  # proposals in a row of configurations already measured (and nothing untried to run)
         self._nothing_untried = False  # a repeated proposal found every reachable configuration tried
+        self._started = 0.0  # when this run of the campaign started (time.monotonic; the wall-time budget)
         self._size: int | None = None  # feasible configurations of a small space (-1: too many to count)
 
     def say(self, text: str) -> None:

@@ -31,6 +31,9 @@ class Confirmation:
     needed_rounds: int | None = None  # undecided: about how many rounds would resolve ``matters``
     aggregate: str = ""  # the campaign's aggregate of N (what ``best_of_n_gain`` compares)
     bound: float | None = None  # the winner's one-sided 95% lower bound (what decides a recommendation)
+    runs: int = 0  # runs the confirmation made (rounds and ablation)
+    max_runs: int | None = None  # its budget of runs (None: rounds and time only)
+    note: str = ""  # what the budget left out (e.g. the ablation)
 
     @property
     def proven(self) -> bool:
@@ -43,7 +46,8 @@ class Confirmation:
         hist = {c["label"]: _paired_runs(c.get("history") or [], self.candidates[0].get("history") or [])
                 for c in self.candidates}
         most = f" (at most {self.max_rounds})" if self.max_rounds > self.rounds else ""
-        out = [f"confirmation: {self.rounds} interleaved rounds{most} of {', '.join(vals)} (median {metric}):"]
+        runs = f", {self.runs} runs of at most {self.max_runs}" if self.max_runs is not None else ""
+        out = [f"confirmation: {self.rounds} interleaved rounds{most}{runs} of {', '.join(vals)} (median {metric}):"]
         for label, v in vals.items():
             ok = [x for x in v if x is not None]
             pooled = (f"; {hist[label][0]} earlier runs of the same physical configuration pooled ({hist[label][1]} of its "
@@ -60,6 +64,8 @@ class Confirmation:
         out.append("  " + self.verdict())
         for name, why in sorted(self.dropped.items()):
             out.append(f"  not exported: {name} ({why})")
+        if self.note:
+            out.append(f"  {self.note}")
         return out
 
     def _pm(self) -> str:
