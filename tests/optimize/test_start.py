@@ -82,3 +82,47 @@ def test_check_and_the_dry_run_say_it_too(tmp_path: Path, capsys: pytest.Capture
         main(argv)
         lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("model: not used")]
         assert len(lines) == 1 and "'points' is a score" in lines[0], argv
+
+
+@pytest.mark.slow
+def test_an_opaque_command_replayed_with_the_users_metric_name_gets_the_models_first_picks(tmp_path: Path) -> None:
+    """A recorded sweep replayed as an opaque command whose metric is the user's own (``bw``, MiB/s): the
+    model's picks run first, as with the built-in name; 160 stripes over 128 ranks is legal on Cray."""
+    import io
+
+    import yaml
+
+    from autotune.campaign import CampaignLoop, load_campaign, ran_trials
+    from autotune.model import predict
+    from autotune.pattern import IOPattern
+    from autotune.systems import load_system
+
+    counts = [1, 2, 4, 8, 16, 32, 64, 128, 160]
+    pattern = {"bytes_per_rank": "1GiB", "transfer_size": "1MiB", "io_mode": "independent", "library": "mpiio"}
+    cori = load_system("cori")
+    pat = IOPattern.from_dict({**pattern, "ranks": 128, "nodes": 128}, "app.pattern")
+    rows = ["# metric: NAME", "config,value,wall_s"]
+    for sc in counts:
+        v = predict(pat, cori, "scratch", {"lustre.stripe_count": sc}).metric("write_bandwidth_mib_s")
+        rows += [f"lustre.stripe_count={sc},{v * f:.3f},1.0" for f in (0.97, 1.0, 0.95)]
+    picks = {}
+    for metric in ("bw", "write_bandwidth_mib_s"):
+        (tmp_path / f"{metric}.csv").write_text("\n".join([f"# metric: {metric}", *rows[1:]]) + "\n")
+        data = {"name": f"replay-{metric.replace('_', '-')}", "system": "cori", "target": {"filesystem": "scratch"},
+                "app": {"command": ["ior"], "ranks": 128, "nodes": 128, "pattern": pattern,
+                        "metric": {"extractor": "json", "unit": "MiB/s"}},
+                "space": {"use": "lustre-cray", "only": ["lustre.stripe_count"],
+                          "parameters": {"lustre.stripe_count": {"type": "categorical", "choices": counts,
+                                                                 "default": 1}}},
+                "objective": {"metric": metric, "repeats": 1, "confirm": 0}, "budget": {"trials": 5},
+                "sampler": {"name": "autotune", "seed": 1}, "launcher": {"name": "replay", "surface": f"{metric}.csv"},
+                "tracking": {"enabled": False}, "workdir": str(tmp_path / f"work-{metric}")}
+        path = tmp_path / f"{metric}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        out = io.StringIO()
+        res = CampaignLoop(load_campaign(path), progress=False, out=out).run()
+        ran = ran_trials(res.study)
+        assert len(ran) == 5 and len({t.params["lustre.stripe_count"] for t in ran}) == 5, out.getvalue()
+        assert "model: not used" not in out.getvalue()
+        picks[metric] = [t.params["lustre.stripe_count"] for t in ran if t.user_attrs.get("initial")]
+    assert picks["bw"] and picks["bw"] == picks["write_bandwidth_mib_s"] and 160 in picks["bw"]
