@@ -28,7 +28,7 @@ RECORD = Path(trialrecord.__file__).resolve().parent  # the record's own package
 SAMPLE: dict[str, Any] = {
     "rule_of_thumb": "stripe-per-node",
     "ran": True, "is_default": True, "baseline": True, "initial": True, "retry_of": 3, "warm_start_of": 7,
-    "proposed_by": "model", "infeasible": ["stripe_count_le_osts"], "duplicate_of": 2, "duplicate_default": True,
+    "proposed_by": "model", "infeasible": ["stripe_count_le_osts"], "duplicate_of": 2, "replaces": 3, "duplicate_default": True,
     "dropped": "outside the space", "interrupted": True, "error": "exit 1", "rejected_by": "rules",
     "worker": "node1:42", "service": "explore", "service_token_sha256": "ab" * 32, "owner": "ann", "job_id": "4242",
     "host": "login1", "asked_at": 1.5, "expires_at": 2.5, "told_at": 3.5, "exit_status": 3,

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from autotune.cli._common import add_overrides, load, warn_stack
+from autotune.cli._common import add_overrides, load, print_model_verdict, warn_stack
 
 
 def register(sub: Any) -> None:
@@ -28,6 +28,7 @@ def cmd_check(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     rt.check_target()
     for notice in rt.space.notices:
         print(f"notice: {notice}")
+    print_model_verdict(rt)
     config = parse_config_overrides(rt, args.config) if args.config else None
     report = run_check(rt, config)
     print(format_check(rt, report), flush=True)

@@ -124,6 +124,15 @@ def warn_stack(rt: Any, timeout: float | None = None, *, strict: bool = True) ->
         print(f"autotune: warning: {line}", file=sys.stderr)
 
 
+def print_model_verdict(rt: Any) -> None:
+    """One line when the performance model cannot judge the campaign (its first picks are not used), with why."""
+    from autotune.optimize import model_line, model_start
+
+    why = model_start(rt.campaign, rt.space)[1]
+    if why:
+        print(model_line(why))
+
+
 class _DialectHelp(str):
     """``--format``'s help, naming the registered dialects only when help is printed: the registry lives with
     the hints renderers, whose import pulls in the space machinery (Optuna, NumPy), which building the parser

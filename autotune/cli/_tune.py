@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from autotune._shell import comment, quote
-from autotune.cli._common import add_tune_overrides, load, warn_stack
+from autotune.cli._common import add_tune_overrides, load, print_model_verdict, warn_stack
 
 
 def register(sub: Any) -> None:
@@ -99,6 +99,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     c = rt.campaign
     for n in rt.space.notices:
         print(f"notice: {n}")
+    print_model_verdict(rt)
     print(f"search space on {c.system.name}/{c.fs.name}:")
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
     if c.sampler.get("seed") is None and c.sampler.get("name") != "grid":
@@ -130,6 +131,9 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     if depends:
         print("\n" + comment(f"the proposals after trial {shown[-1].number if shown else 0} depend on the measured "
                               "values: the real run makes them from what it measures"))
+    from autotune.campaign import dry_run_confirmation_lines
+
+    print("\n" + "\n".join(comment(line) for line in dry_run_confirmation_lines(c, rt)))
     from autotune.campaign import preflight
     from autotune.errors import AutotuneError
 

@@ -15,11 +15,13 @@ from autotune.model._fit import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, Measur
 from autotune.model._noise import NoiseModel, sample
 from autotune.model._predict import metadata_term, predict
 from autotune.model._prediction import (
+    MODEL_METRICS,
     RESOURCES,
     Limit,
     PhasePrediction,
     Prediction,
     Term,
+    judged_metric,
 )
 from autotune.model._settings import Resolved, cannot_judge, settings_in_effect
 from autotune.model._simulate import simulate_run
@@ -44,6 +46,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "FIT_NAMES",
+    "MODEL_METRICS",
     "PRIOR_WEIGHT",
     "RESOURCES",
     "SPAN",
@@ -61,6 +64,7 @@ __all__ = [
     "constants_for",
     "crossval_report",
     "fit_constants",
+    "judged_metric",
     "metadata_term",
     "outofsample_report",
     "physical_ceiling",

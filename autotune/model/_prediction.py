@@ -7,6 +7,10 @@ from typing import Any
 
 _MIB = 1 << 20
 
+# The metrics the model predicts (``Prediction.metric``): the kernels' names.
+MODEL_METRICS = ("bandwidth_mib_s", "seconds", "write_bandwidth_mib_s", "write_seconds", "read_bandwidth_mib_s",
+                 "read_seconds")
+
 # The resources a term may be charged to (the model's list).
 RESOURCES = (
     "OSTs", "OSS", "client injection", "client cache", "aggregators", "aggregator imbalance",
@@ -142,3 +146,23 @@ class Prediction:
 
     def __str__(self) -> str:
         return self.explain()
+
+
+def judged_metric(metric: str, kind: str | None, phases: tuple[str, ...] | list[str]) -> tuple[str | None, str]:
+    """The model's name for a campaign's metric, or ``(None, why)``.
+
+    A built-in name is itself. A metric of the user's own declared as a bandwidth or a time (its unit: MiB/s,
+    GB/s, s, ...) is what the model predicts for the pattern's phases: with phases ``[write]`` the write phase's
+    bandwidth (``write_bandwidth_mib_s``) or time (``write_seconds``), likewise for ``[read]``, and with both
+    the whole run's. Values are stored in MiB/s and seconds whatever unit the application prints, so the
+    model's figures and the measurements are on one scale. A score, a rate of operations or a metric of unknown
+    kind is not something the model predicts."""
+    if metric in MODEL_METRICS:
+        return metric, ""
+    if kind not in ("bandwidth", "time"):
+        what = "of unknown kind" if kind is None else f"a {kind}"
+        return None, (f"the metric {metric!r} is {what}; the model predicts bandwidths and times (declare "
+                      "app.metric.unit: MiB/s, GB/s, s, ...)")
+    base = "bandwidth_mib_s" if kind == "bandwidth" else "seconds"
+    ops = set(phases)
+    return (f"{next(iter(ops))}_{base}" if len(ops) == 1 else base), ""

@@ -2,6 +2,7 @@
 with re-measurement, and warm start from earlier campaigns. Pure Python (no Ray, no MLflow)."""
 
 from autotune.optimize._adaptive import DEFAULT_MARGIN, Candidate, RepetitionPolicy, recommend, remeasure
+from autotune.optimize._diverse import distance
 from autotune.optimize._ga import GASampler
 from autotune.optimize._local import AutotuneSampler
 from autotune.optimize._prior import candidates, coordinate_ascent, model_metric, model_ranked, scaled_constants
@@ -16,7 +17,7 @@ from autotune.optimize._samplers import (
     resume_seed,
     sampler_for,
 )
-from autotune.optimize._start import PRIOR_TOP, initial_configs, prior_spec
+from autotune.optimize._start import PRIOR_TOP, initial_configs, model_line, model_metric_of, model_start, prior_spec
 from autotune.optimize._warm import add_history, load_source, warm_configs, warm_start
 
 __all__ = [
@@ -35,11 +36,15 @@ __all__ = [
     "add_history",
     "candidates",
     "coordinate_ascent",
+    "distance",
     "initial_configs",
     "load_source",
     "make_sampler",
+    "model_line",
     "model_metric",
+    "model_metric_of",
     "model_ranked",
+    "model_start",
     "prior_spec",
     "recommend",
     "remeasure",

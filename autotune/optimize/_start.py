@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 import optuna
 
-from autotune.model import cannot_judge
+from autotune.model import cannot_judge, judged_metric
 from autotune.optimize._diverse import diverse_ranked
 from autotune.optimize._prior import candidates, model_metric, model_ranked, scaled_constants
 from autotune.optimize._warm import warm_start
@@ -22,6 +22,9 @@ class _Objective(Protocol):
 
     @property
     def maximize(self) -> bool: ...
+
+    @property
+    def kind(self) -> str | None: ...
 
 
 class StartSpec(Protocol):
@@ -60,19 +63,51 @@ def informative(space: BoundSpace, metric: str, top: Config, constants: Any = No
     return len(known) >= 2 and max(known) / min(known) - 1.0 > MIN_MODEL_GAIN
 
 
-def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study) -> list[Config]:
-    """Configurations to enqueue after the default: an earlier campaign's best, then the model's best."""
+def model_metric_of(c: StartSpec, space: BoundSpace) -> str | None:
+    """The model's name for the campaign's metric (``model.judged_metric``), or None when it predicts no such thing."""
+    return judged_metric(c.objective.metric, c.objective.kind, space.pattern.phases)[0]
+
+
+def model_start(c: StartSpec, space: BoundSpace) -> tuple[list[Config], str]:
+    """The model's first picks for the campaign (best first), and why there are none when the model cannot judge
+    the campaign (one line; '' when it can, or when the campaign does not use the model's prior)."""
+    prior = prior_spec(c.sampler)
+    if prior["top"] <= 0:
+        return [], ""
+    metric, why = judged_metric(c.objective.metric, c.objective.kind, space.pattern.phases)
+    if metric is None:
+        return [], why
+    blind = cannot_judge(p.name for p in space.active)  # left to the sampler: no model prior there
+    if space.active and len(blind) == len(space.active):
+        return [], next(iter(blind.values()))
+    constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
+    rank = diverse_ranked if prior.get("diverse", True) else model_ranked
+    ranked = rank(space, metric, c.objective.maximize, prior["top"], constants)
+    if not ranked:
+        return [], f"the model cannot predict {metric} for this pattern on {space.fs.kind} {space.fs.name!r}"
+    if not informative(space, metric, ranked[0], constants):
+        return [], (f"the model rates the configurations of this space within {MIN_MODEL_GAIN:.0%} of each other: "
+                    "its picks would be arbitrary")
+    return [{k: v for k, v in cfg.items() if k not in blind} for cfg in ranked], ""
+
+
+def model_line(why: str) -> str:
+    """The one line ``check``, ``tune --dry-run`` and ``tune`` print when the model cannot judge the campaign."""
+    return f"model: not used for the first picks: {why}; the sampler searches without it"
+
+
+def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study,
+                    say: Any = None) -> list[Config]:
+    """Configurations to enqueue after the default: an earlier campaign's best, then the model's best
+    (``say``: called with ``model_line`` when the model cannot judge the campaign)."""
     out: list[Config] = []
     if c.sampler.get("warm_start"):
         out += warm_start(study, space, dict(c.sampler["warm_start"]))
-    prior = prior_spec(c.sampler)
-    if prior["top"] > 0 and not prior.get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive
-        constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
-        rank = diverse_ranked if prior.get("diverse", True) else model_ranked
-        ranked = rank(space, c.objective.metric, c.objective.maximize, prior["top"], constants)
-        if ranked and informative(space, c.objective.metric, ranked[0], constants):
-            blind = cannot_judge(p.name for p in space.active)  # left to the sampler: no model prior there
-            out += [{k: v for k, v in cfg.items() if k not in blind} for cfg in ranked]
+    picks, why = model_start(c, space)
+    if why and say is not None:
+        say(model_line(why))
+    if not prior_spec(c.sampler).get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive
+        out += picks
     default = space.default_config()
     unique: list[Config] = []
     for cfg in out:

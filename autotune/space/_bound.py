@@ -203,7 +203,12 @@ class BoundSpace:
 
 
 def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, config: Mapping[str, Any]) -> int:
-    """Aggregators the MPI-IO layer will use: cb_nodes x multiplier, or the system's default."""
+    """Aggregators the MPI-IO layer will use: cb_nodes x multiplier, or the system's default (Cray MPI-IO: one
+    per stripe on Lustre, one per BB node on DataWarp; ROMIO: one per node), at most one per rank.
+
+    A cap, not an error: an aggregator is an MPI rank, and ROMIO does not install a ``cb_nodes`` hint above the
+    number of processes (``ADIOI_GEN_SetInfo``, adio/common/ad_hints.c), so striping a file over more OSTs
+    than there are ranks is legal and gets one aggregator per rank (the performance model does the same)."""
     cb = config.get("mpiio.cb_nodes")
     if cb is None:
         if system.is_cray and fs.tier is LUSTRE:
@@ -213,7 +218,7 @@ def aggregators(system: SystemProfile, fs: FileSystem, pattern: IOPattern, confi
         else:
             cb = pattern.nodes
     mult = config.get("cray.cb_nodes_multiplier", 1) if system.is_cray else 1
-    return int(cb) * int(mult)
+    return min(int(cb) * int(mult), pattern.ranks)
 
 
 def _implied(fs: FileSystem, system: SystemProfile) -> set[str]:

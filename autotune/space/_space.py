@@ -19,7 +19,7 @@ from autotune.systems import FileSystem, SystemProfile
 from autotune.units import parse_size
 
 _SPACE_KEYS = frozenset({"name", "description", "parameters", "rules", "fixed"})
-_RULE_KEYS = frozenset({"name", "rule", "why", "when"})
+_RULE_KEYS = frozenset({"name", "rule", "why", "when", "source"})
 
 
 @dataclass(frozen=True)
@@ -30,12 +30,14 @@ class Rule:
     expr: Expr
     why: str = ""
     when: Expr | None = None
+    source: str = ""  # where the system enforces it (a manual, the MPI-IO source), for the docs' rule table
 
     @classmethod
     def parse(cls, data: Any, where: str) -> Rule:
         d = check_keys(data, _RULE_KEYS, where, required=("name", "rule"))
         when = Expr(str(d["when"]), f"{where}.when") if "when" in d else None
-        return cls(str(d["name"]), Expr(str(d["rule"]), f"{where}.rule"), str(d.get("why", "")), when)
+        return cls(str(d["name"]), Expr(str(d["rule"]), f"{where}.rule"), str(d.get("why", "")), when,
+                   str(d.get("source", "")))
 
     @property
     def params(self) -> set[str]:

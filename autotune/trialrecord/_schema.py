@@ -41,6 +41,8 @@ class TrialRecord:
     infeasible: list[str] = field(default_factory=list, metadata=_doc(
         "the rules its configuration broke (told the worst value, never run)"))
     duplicate_of: int | None = field(default=None, metadata=_doc("the completed trial whose configuration it repeats (not run)"))
+    replaces: int | None = field(default=None, metadata=_doc(
+        "the trial whose proposal repeated a measured configuration: this untried one runs in its place"))
     duplicate_default: bool = field(default=False, metadata=_doc(
         "a second default enqueued by a concurrent worker (failed, not run)"))
     dropped: str = field(default="", metadata=_doc("why a queued trial was dropped on resume (outside the current space)"))

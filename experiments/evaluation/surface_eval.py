@@ -31,7 +31,7 @@ import numpy as np
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
 from autotune.campaign.verify._confirm import TOP, confirm
-from autotune.optimize import Candidate, model_ranked, recommend, remeasure
+from autotune.optimize import Candidate, model_metric_of, model_ranked, recommend, remeasure
 from experiments.evaluation.evalkit.bias import gain_record
 from experiments.evaluation.evalkit.methods import SEARCH, gp_available
 from experiments.evaluation.evalkit.truths import STRUCTURAL, SurfaceTruth, draw_key, load_truth, real_surfaces
@@ -96,7 +96,7 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     rec: dict[str, Any] = {"truth": name, "kind": tr.kind, "method": method, "seed": seed}
     if method == "model-first":
         c = tr.campaign("autotune", seed, 1)
-        cfg = model_ranked(tr.space, c.objective.metric, True, 1)[0]
+        cfg = model_ranked(tr.space, model_metric_of(c, tr.space) or c.objective.metric, True, 1)[0]
         reg, secs = tr.regret(cfg), tr.seconds(cfg)
         rec.update(regret={str(k): reg for k in CHECKPOINTS if k <= trials}, regret_curve=[reg] * trials,
                    trials_to_95=1 if reg <= 0.05 else None, bench_seconds_to_95=secs if reg <= 0.05 else None,

@@ -152,12 +152,54 @@ def test_a_proposal_already_measured_is_not_run_and_a_small_space_ends_exhausted
     path = model_campaign(tmp_path, space=space, budget={"trials": 10, "run_timeout": "60s"})
     res = run(path)
     assert res.stopped_by == "exhausted"
-    ran = ran_trials(res.study)  # the default (sets nothing), then each choice once, set explicitly
-    assert len(ran) == 4 and sorted(t.params["mpiio.romio_cb_write"] for t in ran[1:]) == [
-        "automatic", "disable", "enable"]
+    ran = ran_trials(res.study)  # the default measured 'automatic'; then each other choice once
+    assert len(ran) == 3 and sorted(t.params["mpiio.romio_cb_write"] for t in ran) == ["automatic", "disable", "enable"]
     for t in res.study.trials:  # the sampler's repeats (if any) were not run
         if t.user_attrs.get("duplicate_of") is not None:
             assert t.state == TrialState.FAIL and not t.user_attrs.get("ran")
+
+
+class _Repeats(optuna.samplers.RandomSampler):
+    """Proposes the lowest value of every parameter, for ever."""
+
+    def sample_independent(self, study: Any, trial: Any, name: str, distribution: Any) -> Any:
+        return distribution.choices[0]
+
+
+def test_a_repeated_proposal_is_replaced_by_the_nearest_untried_configuration(tmp_path: Path) -> None:
+    # a sampler that only proposes the default's values: each repeat is replaced, nearest first, none counts
+    from autotune.campaign.study._untried import nearest_untried
+
+    space = {"use": "lustre-cray", "only": ["lustre.stripe_count"],
+             "parameters": {"lustre.stripe_count": {"type": "categorical", "choices": [1, 2, 4, 8, 16, 32, 56],
+                                                    "default": 1}}}
+    path = model_campaign(tmp_path, space=space, budget={"trials": 5, "run_timeout": "60s"})
+    c = load_campaign(path)
+    loop = CampaignLoop(c, progress=False, out=io.StringIO())
+    study = loop.open()
+    assert nearest_untried(study, loop.rt.space, {"lustre.stripe_count": 1}) == {"lustre.stripe_count": 2}  # 1: queued
+    study.sampler = _Repeats(seed=0)
+    n, stopped = loop._loop(study)
+    ran = ran_trials(study)
+    assert stopped == "trials" and n == len(ran) == 5
+    assert [t.params["lustre.stripe_count"] for t in ran] == [1, 2, 4, 8, 16]  # nearest first (log scale)
+    replaced = [t for t in study.trials if t.user_attrs.get("replaces") is not None]
+    assert len(replaced) == 4 and all(study.trials[t.user_attrs["replaces"]].user_attrs.get("duplicate_of") == 0
+                                      for t in replaced)
+
+
+@pytest.mark.slow
+def test_a_budget_as_large_as_a_small_space_measures_all_of_it(tmp_path: Path) -> None:
+    space = {"use": "lustre-cray", "only": ["lustre.stripe_count"],
+             "parameters": {"lustre.stripe_count": {"type": "categorical", "choices": [1, 2, 4, 8, 16, 32, 56],
+                                                    "default": 1}}}
+    for name in ("tpe", "random", "autotune"):
+        (tmp_path / name).mkdir()
+        path = model_campaign(tmp_path / name, space=space, budget={"trials": 7, "run_timeout": "60s"},
+                              sampler={"name": name, "seed": 3})
+        res = run(path)
+        ran = ran_trials(res.study)
+        assert len(ran) == 7 and len({t.params["lustre.stripe_count"] for t in ran}) == 7, name
 
 
 def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Path,
@@ -180,9 +222,8 @@ def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Pat
     assert "1 repeated a completed configuration (not run)" in capsys.readouterr().out
 
 
-def test_a_sampler_that_only_repeats_itself_stops_the_campaign(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from autotune.campaign.run import _loop
+def test_a_sampler_that_only_repeats_itself_stops_once_nothing_is_untried(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from autotune.campaign.study import _resume
 
     monkeypatch.setattr(_resume, "feasible_count", lambda space: None)  # as for a space too big to count
@@ -190,8 +231,8 @@ def test_a_sampler_that_only_repeats_itself_stops_the_campaign(tmp_path: Path,
     path = model_campaign(tmp_path, space=space, budget={"trials": 10, "run_timeout": "60s"})
     out = io.StringIO()
     res = run(path, out)
-    assert res.stopped_by == "exhausted" and f"last {_loop.MAX_DUPLICATES_IN_A_ROW} proposals" in out.getvalue()
-    assert len(ran_trials(res.study)) == 4
+    assert res.stopped_by == "exhausted" and "every configuration the search can reach was tried" in out.getvalue()
+    assert len(ran_trials(res.study)) == 3
 
 
 # -- a study's identity ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from autotune.campaign import load_campaign
 from autotune.model import _scenarios as S
 from autotune.model import predict
-from autotune.testing.reports import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, recompute, trials_run
+from autotune.testing.reports import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, trials_run
 
 WRF = [str(EXPERIMENTS / "compare-wrfchem-lustre.yaml"), str(EXPERIMENTS / "compare-wrfchem-bb.yaml")]
 VPIC = [str(EXPERIMENTS / "compare-vpic-collective.yaml"), str(EXPERIMENTS / "compare-vpic-independent.yaml")]
@@ -84,12 +84,8 @@ def test_seed003_independent_beats_collective_on_datawarp(tmp_path: Path) -> Non
     coll, ind = data["targets"]
     assert data["winner"] == ind["label"] and data["significant"]
     assert ind["best_value"] > 1.5 * coll["best_value"]  # seed: 4.6x unmatched, i.e. ~2.5x matched (+86%)
-    # Collective only competes when aggregators match the BB nodes: every collective run was matched,
-    # the unmatched proposals were refused by the rule, and the model puts unmatched far below.
-    storage, study, _ = _storages(work, VPIC[:1])["compare-vpic-collective"]
-    for t in recompute(storage, study, 64)["trials"]:
-        cfg = t.user_attrs["config"]
-        assert cfg["mpiio.cb_nodes"] % cfg["bb.nodes"] == 0
+    # Aggregators not matched to the BB nodes run (the system does not refuse them); the model puts 64 on 65
+    # nodes far below 64 on 64, as the abstract measured.
     c = load_campaign(VPIC[0])
     matched = predict(c.app.pattern, c.system, "bb", {"bb.nodes": 64, "mpiio.cb_nodes": 64}).bandwidth_gb_s
     unmatched = predict(c.app.pattern, c.system, "bb", {"bb.nodes": 65, "mpiio.cb_nodes": 64}).bandwidth_gb_s

@@ -50,11 +50,20 @@ def test_lock_mode_one_needs_all_collective_mpiio() -> None:
     assert not hdf5.feasible({**hdf5.default_config(), "cray.cb_write_lock_mode": 1, "mpiio.romio_no_indep_rw": "true"})
 
 
-def test_total_aggregators_include_the_multiplier() -> None:
+def test_total_aggregators_include_the_multiplier_capped_at_the_ranks() -> None:
     b = bind("lustre-cray", ranks=64, nodes=4)
-    cfg = {**b.default_config(), "mpiio.cb_nodes": 32, "cray.cb_nodes_multiplier": 4}
-    assert b.env(cfg)["derived.aggregators"] == 128
-    assert b.violations(cfg)["aggregators_le_ranks"] > 0
+    cfg = {**b.default_config(), "mpiio.cb_nodes": 8, "cray.cb_nodes_multiplier": 4}
+    assert b.env(cfg)["derived.aggregators"] == 32
+    cfg = {**cfg, "mpiio.cb_nodes": 32}  # 128 asked, 64 ranks: the MPI-IO layer uses one per rank
+    assert b.env(cfg)["derived.aggregators"] == 64 and b.feasible(cfg)
+
+
+def test_striping_over_more_osts_than_ranks_is_legal_on_cray() -> None:
+    # 128 ranks, stripe count 160 on Cori's 248 OSTs; Cray's default aggregators (one per stripe) are capped
+    b = load_space("lustre-cray").customise(only=["lustre.stripe_count"]).bind(
+        CORI, CORI.filesystem(None), IOPattern(ranks=128, nodes=128, bytes_per_rank=1 << 30))
+    cfg = {**b.default_config(), "lustre.stripe_count": 160}
+    assert b.feasible(cfg) and b.env(cfg)["derived.aggregators"] == 128
 
 
 def test_datawarp_rules_capacity_and_matching() -> None:
@@ -63,8 +72,9 @@ def test_datawarp_rules_capacity_and_matching() -> None:
     assert d["bb.nodes"] == 7  # 512 GiB of data / 82 GiB grains -> 7 nodes
     assert b.feasible(d)
     assert not b.feasible({**d, "bb.nodes": 2})  # 164 GiB cannot hold 512 GiB
-    assert not b.feasible({**d, "bb.nodes": 8, "mpiio.cb_nodes": 12})  # 12 aggregators over 8 BB nodes
-    assert b.feasible({**d, "bb.nodes": 8, "mpiio.cb_nodes": 12, "mpiio.romio_cb_write": "disable"})
+    # 12 aggregators over 8 BB nodes write unevenly (slower, KAUST Shaheen II training) but run: the model
+    # charges the imbalance, no rule refuses it
+    assert b.feasible({**d, "bb.nodes": 8, "mpiio.cb_nodes": 12})
     assert b.feasible({**d, "bb.nodes": 8, "mpiio.cb_nodes": 16})
 
 

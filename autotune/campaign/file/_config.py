@@ -50,6 +50,7 @@ class Objective:
     confirm: int = 80       # interleaved rounds of the final confirmation at most (campaign/verify/_recommend.py); 0: off
     confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
     confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
+    confirm_runs: int | None = None  # its runs at most (objective.confirm.runs; None: as many as the search made)
     cost: CostObjective | None = None  # a second objective: node-hours + BB node-hours (campaign/file/_cost.py)
 
     @property
@@ -228,10 +229,10 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     remeasure = o.get("remeasure", 3 if adaptive else 0)
     if isinstance(remeasure, bool) or not isinstance(remeasure, int) or remeasure < 0:
         raise ConfigError(f"objective.remeasure: {remeasure!r} is not an integer >= 0")
-    confirm, matters, confirm_s = _checks.confirm_budget(o.get("confirm", Objective.confirm), Objective.confirm,
-                                                         Objective.confirm_matters)
+    confirm, matters, confirm_s, confirm_runs = _checks.confirm_budget(
+        o.get("confirm", Objective.confirm), Objective.confirm, Objective.confirm_matters)
     objective = replace(objective, adaptive=bool(adaptive), remeasure=remeasure, confirm=confirm,
-                        confirm_matters=matters, confirm_seconds=confirm_s,
+                        confirm_matters=matters, confirm_seconds=confirm_s, confirm_runs=confirm_runs,
                         cost=parse_cost(o.get("cost"), system))
     if objective.cost is not None:
         _checks.cost_combinations(objective.adaptive, sampler)

@@ -189,12 +189,13 @@ def cost_combinations(adaptive: bool, sampler: dict[str, Any]) -> None:
                           "to seed a Pareto front with)")
 
 
-CONFIRM_KEYS = frozenset({"rounds", "matters", "time"})
+CONFIRM_KEYS = frozenset({"rounds", "matters", "time", "runs"})
 
 
-def confirm_budget(value: Any, default_rounds: int, default_matters: float) -> tuple[int, float, float | None]:
-    """``objective.confirm``: 0 (off), a number of rounds at most, or {rounds, matters, time} -> (rounds, the
-    smallest gain worth recommending, seconds at most)."""
+def confirm_budget(value: Any, default_rounds: int,
+                   default_matters: float) -> tuple[int, float, float | None, int | None]:
+    """``objective.confirm``: 0 (off), a number of rounds at most, or {rounds, matters, time, runs} -> (rounds, the
+    smallest gain worth recommending, seconds at most, runs at most; None: as many as the search made)."""
     d = check_keys(value, CONFIRM_KEYS, "objective.confirm") if isinstance(value, dict) else {"rounds": value}
     rounds = d.get("rounds", default_rounds)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0 or rounds == 1:
@@ -203,4 +204,10 @@ def confirm_budget(value: Any, default_rounds: int, default_matters: float) -> t
     if isinstance(matters, bool) or not isinstance(matters, (int, float)) or not 0 <= matters < 1:
         raise ConfigError(f"objective.confirm.matters: {matters!r} is not a fraction in [0, 1) (0.05: a 5% gain)")
     seconds = parse_duration(d["time"], "objective.confirm.time") if "time" in d else None
-    return rounds, float(matters), seconds
+    runs = d.get("runs", "search")
+    if runs == "search":
+        runs = None
+    elif isinstance(runs, bool) or not isinstance(runs, int) or runs < 4:
+        raise ConfigError(f"objective.confirm.runs: {runs!r} is not 'search' (as many runs as the search made) "
+                          "or a number of runs >= 4")
+    return rounds, float(matters), seconds, runs

@@ -23,13 +23,14 @@ from autotune.campaign.study._objectives import value_of
 from autotune.campaign.study._report import summary, summary_text
 from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
 from autotune.campaign.study._study import best_trial, heartbeat, ran_trials
+from autotune.campaign.verify._confirmbudget import confirmation_reserve
 from autotune.campaign.verify._preflight import cancel_active, preflight
 from autotune.errors import AutotuneError
 from autotune.space import Config
 from autotune.tracking import CampaignInfo
 
 MAX_INFEASIBLE_IN_A_ROW = 1000
-MAX_DUPLICATES_IN_A_ROW = 100  # proposals of configurations already measured: the sampler has nothing new
+MAX_DUPLICATES_IN_A_ROW = 100  # repeated proposals with no untried configuration queued in their place (a guard)
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 # We record heartbeats ourselves around each trial (campaign._study.heartbeat), with ask/tell.
 warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
@@ -72,6 +73,7 @@ class CampaignLoop(LoopSteps):
             command_line=self.command_line, campaign_text=c.text))
         backfill_tracker(self.tracker, self.rt, study)  # trials a failed write (full disk) left out of MLflow
         old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM,)}
+        self._started = time.monotonic()
         try:
             with stop_cleanly(c, study, self.rt.worker, self.tracker):  # a full disk: nothing left RUNNING
                 n_now, stopped = self._loop(study)
@@ -83,7 +85,8 @@ class CampaignLoop(LoopSteps):
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 from autotune.campaign.verify._recommend import confirm_campaign
 
-                confirm_campaign(self.rt, study, c.objective.confirm, self.say)  # one worker of a shared campaign
+                left = None if c.budget.wall_time is None else c.budget.wall_time - (time.monotonic() - self._started)
+                confirm_campaign(self.rt, study, c.objective.confirm, self.say, left)  # one worker of a shared campaign
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
                 self._remeasure(study)
         finally:
@@ -112,7 +115,9 @@ class CampaignLoop(LoopSteps):
         if b.wall_time is not None:
             elapsed = time.monotonic() - started
             expected = sum(per_trial) / len(per_trial) if per_trial else 0.0
-            if elapsed + expected > b.wall_time:
+            # the confirmation counts against the wall time too: leave its first look's runs
+            kept = confirmation_reserve(self.c, study, expected / max(self.c.objective.repeats, 1)) if per_trial else 0.0
+            if elapsed + expected + kept > b.wall_time:
                 return "wall_time"
         return None
 
@@ -137,12 +142,12 @@ class CampaignLoop(LoopSteps):
         """Why no new trial starts: the default failed, nothing new is proposed, or a budget is spent (None: go on)."""
         if self.failure is not None:
             return "default_failed"
-        if self._duplicates >= MAX_DUPLICATES_IN_A_ROW or self._all_measured(study):
+        if self._nothing_untried or self._duplicates >= MAX_DUPLICATES_IN_A_ROW or self._all_measured(study):
             return "exhausted"
         return self._budget_left(study, started, per_trial)
 
     def _all_measured(self, study: optuna.Study) -> bool:
-        """True when a small space's every feasible configuration has completed (nothing new to propose)."""
+        """True when a small space's every feasible configuration has completed, the default's included."""
         if self._size is None:
             self._size = _resume.feasible_count(self.rt.space) or -1
         return self._size > 0 and _resume.completed_configs(study) >= self._size
@@ -160,6 +165,11 @@ class CampaignLoop(LoopSteps):
                 while stop is None and len(pending) < self.parallel:
                     proposed = self._propose(study)
                     if proposed is None:
+                        if self._nothing_untried:
+                            self.say("stopping: every configuration the search can reach was tried (a proposal "
+                                     "repeated a measured one and none is left untried)")
+                            stop = "exhausted"
+                            continue
                         if self._duplicates >= MAX_DUPLICATES_IN_A_ROW:
                             self.say(f"stopping: the last {self._duplicates} proposals were all configurations "
                                      "already measured (nothing new for this sampler)")

@@ -23,6 +23,7 @@ from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
 from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.campaign.study._untried import nearest_untried
 from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
 from autotune.space import Config, rules_of_thumb
@@ -44,7 +45,9 @@ class LoopSteps:
         self.on_trial = on_trial
         self._queued: tuple[optuna.Study, optuna.Trial, Config, float | None]  # the serial _submit's trial
         self.failure: str | None = None  # why the campaign stopped early (the default failed)
-        self._duplicates = 0  # proposals in a row of configurations already measured
+        self._duplicates = 0  # proposals in a row of configurations already measured (and nothing untried to run)
+        self._nothing_untried = False  # a repeated proposal found every reachable configuration tried
+        self._started = 0.0  # when this run of the campaign started (time.monotonic; the wall-time budget)
         self._size: int | None = None  # feasible configurations of a small space (-1: too many to count)
 
     def say(self, text: str) -> None:
@@ -91,7 +94,7 @@ class LoopSteps:
                 study.enqueue_trial(rt.space.to_optuna(b.config), user_attrs=trialrecord.attrs(rule_of_thumb=b.name))
             from autotune.optimize import initial_configs
 
-            for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
+            for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
                 if config not in [b.config for b in thumbs]:
                     study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
         return study
@@ -130,10 +133,10 @@ class LoopSteps:
         trial = study.ask(fixed_distributions=distributions)
         unneeded = _resume.settle_unneeded(study, trial, distributions)
         if unneeded is not None:
-            if unneeded == _resume.DUPLICATE:
-                self._duplicates += 1
-            else:
+            if unneeded != _resume.DUPLICATE:
                 self.say(f"resume: {unneeded}")
+            elif not self._replace(study, trial):
+                self._duplicates += 1
             return None
         self._duplicates = 0
         config = rt.space.from_optuna(trial.params)
@@ -152,6 +155,17 @@ class LoopSteps:
             return None
         trialrecord.write(trial, worker=rt.worker, ran=True)
         return trial, config
+
+    def _replace(self, study: optuna.Study, trial: optuna.Trial) -> bool:
+        """Queue the untried configuration nearest to a repeated proposal in its place (``_untried``); False when
+        every configuration the search can reach was tried."""
+        space = self.rt.space
+        config = nearest_untried(study, space, space.from_optuna(trial.params))
+        if config is None:
+            self._nothing_untried = True
+            return False
+        study.enqueue_trial(space.to_optuna(config), user_attrs=trialrecord.attrs(replaces=trial.number))
+        return True
 
     def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
         """Store a finished trial's outcome, tell Optuna, track it and show it."""

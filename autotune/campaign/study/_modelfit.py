@@ -20,7 +20,7 @@ import yaml
 
 from autotune import trialrecord
 from autotune.errors import ConfigError
-from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants
+from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants, judged_metric
 from autotune.systems import FileSystem, SystemProfile
 
 
@@ -88,12 +88,13 @@ def measurements_of(paths: Sequence[str | Path],
         except KeyError:
             raise ConfigError(f"{path}: study {c.study!r} not found in {c.storage} (run `autotune tune` first)") from None
         space = c.space.bind(c.system, c.fs, c.app.pattern)
+        metric = judged_metric(c.objective.metric, c.objective.kind, c.app.pattern.phases)[0] or c.objective.metric
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
             v = t.values[0] if t.values else None  # objective 0 (the metric), one or two objectives
             if v is None or not math.isfinite(v) or v <= 0 or trialrecord.read(t).infeasible:
                 continue
             cfg = dict(space.fixed) if trialrecord.read(t).is_default else space.from_optuna(t.params)
-            runs.append(MeasuredRun(c.app.pattern, cfg, float(v), c.objective.metric))
+            runs.append(MeasuredRun(c.app.pattern, cfg, float(v), metric))
     if system is None or fs is None or not runs:
         raise ConfigError("model fit: no completed trials with a positive value in the campaign(s)")
     return system, fs, runs

@@ -134,10 +134,10 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
 def completed_twin(study: optuna.Study, params: Mapping[str, Any]) -> FrozenTrial | None:
     """The first completed trial that ran exactly ``params`` (the same Optuna parameters), or None.
 
-    The default trial is nobody's twin: it set nothing (``Runtime.settings_for``), a proposal with the same
-    values sets them explicitly, and both are worth measuring."""
+    The default trial measured the space's default values (it sets nothing, and the space's defaults are what
+    the system does then): a proposal of the same values repeats it."""
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if (r := trialrecord.read(t)).ran and not r.is_default and t.params == params and t.values:
+        if trialrecord.read(t).ran and t.params == params and t.values:
             return t
     return None
 
@@ -150,6 +150,6 @@ def feasible_count(space: BoundSpace, limit: int = 4096) -> int | None:
 
 
 def completed_configs(study: optuna.Study) -> int:
-    """Distinct configurations completed by non-default trials that ran."""
+    """Distinct configurations completed by trials that ran (the default's included)."""
     return len({tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if (r := trialrecord.read(t)).ran and not r.is_default})
+                if trialrecord.read(t).ran})

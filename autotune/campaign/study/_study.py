@@ -25,7 +25,7 @@ from autotune.campaign.study._objectives import directions, is_multi, maximizes,
 from autotune.campaign.study._resume import in_space
 from autotune.errors import ConfigError
 from autotune.measure import MIN_TRIALS, implausible_given
-from autotune.optimize import make_sampler
+from autotune.optimize import make_sampler, model_metric_of
 from autotune.space import BoundSpace
 
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -42,7 +42,8 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
         c.workdir.mkdir(parents=True, exist_ok=True)
     storage = make_storage(c.storage, fast=fast, create=create)  # reading creates nothing
     wanted = directions(c)
-    sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted))
+    judged = model_metric_of(c, space)  # the model's name for the metric (None: the model cannot judge it)
+    sampler = make_sampler(c.sampler, space, judged, c.objective.maximize, len(wanted))
     if not create:
         try:
             study = optuna.load_study(study_name=c.study, storage=storage, sampler=sampler)
@@ -58,7 +59,7 @@ def open_study(c: Campaign, space: BoundSpace, create: bool = True, fast: bool =
     _check_directions(c, study, wanted)
     history = len(study.get_trials(deepcopy=False))
     if history and c.sampler.get("seed") is not None:  # resumed: continue the seeded sequence, never replay it
-        study.sampler = make_sampler(c.sampler, space, c.objective.metric, c.objective.maximize, len(wanted), history)
+        study.sampler = make_sampler(c.sampler, space, judged, c.objective.maximize, len(wanted), history)
     if c.objective.cost is not None and (stored := trialrecord.read_study(study).cost or {}) != c.objective.cost.rule():
         if stored and stored.get("exchange_rate") != c.objective.cost.exchange_rate and study.get_trials(deepcopy=False):
             raise ConfigError(f"study {c.study!r}: its costs were told at 1 BB node-hour = {stored['exchange_rate']:g} "

@@ -74,6 +74,7 @@ TOP = 3
 WEIGHTS = (0.8, 0.1, 0.1)
 CONFIRM_BASE = 2_000_000  # run directories of the confirmation (trial numbers no study reaches)
 ABLATION_ROUNDS = (3, 12)  # the ablation runs as many rounds as the confirmation did, within these bounds
+MIN_ROUNDS = 3  # the first look (``autotune.measure.looks``): a budget of runs keeps fewer candidates, not fewer rounds
 Measure = Callable[[Config, bool, int], float | None]  # (config, is_default, run id) -> value
 
 
@@ -137,10 +138,12 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             pattern_phases: Sequence[str] = ("write",), base: int = CONFIRM_BASE,
             history: Mapping[int, Sequence[Sequence[float]]] | None = None, matters: float = MATTERS,
             seconds: float | None = None, clock: Callable[[], float] = time.monotonic,
-            aggregate: str = "median", rule: tuple[int, Config, str] | None = None) -> Confirmation:
+            aggregate: str = "median", rule: tuple[int, Config, str] | None = None,
+            max_runs: int | None = None) -> Confirmation:
     """Re-measure ``top`` ((trial, config) best first) and ``default`` interleaved, sequentially, at most ``rounds``
-    rounds (or ``seconds``); ``history``: earlier runs per trial number (-1: the default's twins), one block of
-    runs per trial, each summarised by ``aggregate`` (the campaign's aggregate of N) when blocks are paired.
+    rounds (or ``seconds``, or ``max_runs`` runs with the ablation); ``history``: earlier runs per trial number
+    (-1: the default's twins), one block of runs per trial, each summarised by ``aggregate`` (the campaign's
+    aggregate of N) when blocks are paired. With ``max_runs`` the runners-up are left out first (``run_plan``).
     ``rule``: the best rule of thumb (trial, config, name), measured in the same rounds as a comparator (it takes
     no part in the decision over the default); a winner not shown better than it gives way to it."""
     hist = dict(history or {})
@@ -150,13 +153,23 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         if physical(cfg, default, pattern_phases) not in seen:  # a twin of the default or of a better candidate
             seen.append(physical(cfg, default, pattern_phases))
             entries.append((f"trial {n}", n, cfg, False))
+    rule_key = None if rule is None else physical(rule[1], default, pattern_phases)
+    if max_runs is not None:
+        k, rounds = run_plan(max_runs, len(entries) - 1, rounds,
+                             lambda k: int(rule_key is not None and rule_key not in seen[:k + 1]))
+        entries, seen = entries[:k + 1], seen[:k + 1]
     ncand = len(entries)  # the candidates are entries 1 .. ncand - 1; the rule, when not one of them, comes after
     rule_i = None
     if rule is not None:
-        key = physical(rule[1], default, pattern_phases)
-        rule_i = seen.index(key) if key in seen else len(entries)
+        rule_i = seen.index(rule_key) if rule_key in seen else len(entries)
         if rule_i == len(entries):
             entries.append((f"trial {rule[0]}", rule[0], rule[1], False))
+    made = [0]
+
+    def counted(config: Config, is_default: bool, number: int) -> float | None:
+        made[0] += 1
+        return measure(config, is_default, number)
+
     configs = [(e[2], e[3]) for e in entries]
     hs = [[list(blk) for blk in hist.get(e[1], ())] for e in entries]
     vals: list[list[float | None]] = [[] for _ in entries]
@@ -168,8 +181,8 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
     look = _Look(None, -float("inf"), float("inf"), -float("inf"))
     decision, best_i = "undecided", 0
     while done < rounds:
-        step = plan[0] - done if plan else 1
-        for i, v in enumerate(interleaved(configs, step, measure, base, done, active)):
+        step = plan[0] - done if plan and seconds is None else 1  # with a time budget: the clock read every round
+        for i, v in enumerate(interleaved(configs, step, counted, base, done, active)):
             vals[i] += v
         done += step
         out_of_time = seconds is not None and clock() - start >= seconds
@@ -197,8 +210,10 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
         (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
-    conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, measure,
-                   pattern_phases, base, default, vs_rule)
+    left = None if max_runs is None else max_runs - made[0]
+    conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, counted,
+                   pattern_phases, base, default, vs_rule, left)
+    conf.runs, conf.max_runs = made[0], max_runs
     if decision == "undecided" and best_i:
         pairs = block_differences(hs[best_i], hs[0], maximize, aggregate)
         need = _needed(differences(vals[best_i], vals[0], maximize) + pairs, maximize, matters, ALPHA * w[best_i])
@@ -244,6 +259,18 @@ def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[f
     return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
 
 
+def run_plan(max_runs: int, candidates: int, rounds: int,
+             extra: Callable[[int], int] = lambda k: 0) -> tuple[int, int]:
+    """(candidates, rounds at most) for a confirmation of at most ``max_runs`` runs: each round runs the default,
+    every candidate and ``extra(k)`` comparators once (the best rule of thumb when it is not one of the first ``k``
+    candidates), so runners-up are left out (last first) until every one left gets ``MIN_ROUNDS`` rounds, then the
+    rounds are what the runs allow (never more than ``rounds``)."""
+    k = candidates
+    while k > 1 and max_runs // (k + 1 + extra(k)) < MIN_ROUNDS:
+        k -= 1
+    return k, max(0, min(rounds, max_runs // (k + 1 + extra(k))))
+
+
 def _log_of(look: _Look) -> float:
     return look.est.log if look.est is not None else -math.inf
 
@@ -256,7 +283,7 @@ def _log(gain: float, maximize: bool) -> float:
 def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]], hs: list[list[list[float]]],
             look: _Look, best_i: int, decision: str, done: int, rounds: int, matters: float, maximize: bool,
             measure: Measure, phases: Sequence[str], base: int, default: Config,
-            vs_rule: RuleComparison | None = None) -> Confirmation:
+            vs_rule: RuleComparison | None = None, left: int | None = None) -> Confirmation:
     cands: list[dict[str, Any]] = [{"label": e[0], "trial": e[1], "config": dict(e[2]), "values": v, "history": h}
                                    for e, v, h in zip(entries, vals, hs, strict=True)]
     if not [x for x in vals[0] if x is not None] or look.est is None:
@@ -283,17 +310,24 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
         conf.recommended = changed
     elif decision == "recommend":
         conf.recommended = _ablate(conf, winner["config"], default, measure, maximize, phases, base,
-                                   min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]))
+                                   min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]), left)
     return conf
 
 
 def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, maximize: bool,
-            phases: Sequence[str], base: int, rounds: int) -> dict[str, Any]:
-    """The winner's changed settings that can act and matter (see the module's docstring)."""
+            phases: Sequence[str], base: int, rounds: int, left: int | None = None) -> dict[str, Any]:
+    """The winner's changed settings that can act and matter (see the module's docstring); ``left``: the runs
+    the ablation may make (too few for 2 rounds: no ablation, every setting that can act is kept)."""
     changed = {k: v for k, v in cfg.items() if default.get(k) != v}
     for name, why in inert(changed, phases).items():
         conf.dropped[name] = why
         changed.pop(name)
+    if len(changed) > 1 and left is not None:
+        rounds = min(rounds, left // (1 + len(changed)))
+        if rounds < 2:
+            conf.note = (f"no ablation: {left} run(s) left of the confirmation's budget, fewer than 2 rounds of the "
+                         f"winner and its {len(changed)} settings reset one at a time; all its settings are kept")
+            return changed
     if len(changed) > 1:
         ablated = [({**cfg, **{k: default.get(k)}}, False) for k in changed]
         res = interleaved([(cfg, False), *ablated], rounds, measure, base + 32)

@@ -34,6 +34,9 @@ class Confirmation:
     rule: dict[str, Any] | None = None  # the best rule of thumb: {name, label, trial, margin, low, high} over the default
     over_rule: dict[str, Any] | None = None  # the winner over that rule: {margin, low, high, bound} (None: it is the rule)
     recommends_rule: bool = False  # the winner is not shown better than the rule: the rule is recommended
+    runs: int = 0  # runs the confirmation made (rounds and ablation)
+    max_runs: int | None = None  # its budget of runs (None: rounds and time only)
+    note: str = ""  # what the budget left out (e.g. the ablation)
 
     @property
     def proven(self) -> bool:
@@ -46,7 +49,8 @@ class Confirmation:
         hist = {c["label"]: _paired_runs(c.get("history") or [], self.candidates[0].get("history") or [])
                 for c in self.candidates}
         most = f" (at most {self.max_rounds})" if self.max_rounds > self.rounds else ""
-        out = [f"confirmation: {self.rounds} interleaved rounds{most} of {', '.join(vals)} (median {metric}):"]
+        runs = f", {self.runs} runs of at most {self.max_runs}" if self.max_runs is not None else ""
+        out = [f"confirmation: {self.rounds} interleaved rounds{most}{runs} of {', '.join(vals)} (median {metric}):"]
         for label, v in vals.items():
             ok = [x for x in v if x is not None]
             pooled = (f"; {hist[label][0]} earlier runs of the same physical configuration pooled ({hist[label][1]} of its "
@@ -63,6 +67,8 @@ class Confirmation:
         out += self.rule_lines()
         out.append("  " + self.verdict())
         out += self.ablation_lines()
+        if self.note:
+            out.append(f"  {self.note}")
         return out
 
     def rule_lines(self) -> list[str]:

@@ -19,6 +19,9 @@ from autotune import trialrecord
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.run._loop import CampaignLoop
 from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.study._study import open_study
+from autotune.campaign.verify._confirmbudget import dry_run_lines
+from autotune.errors import AutotuneError
 from autotune.space import Config
 
 
@@ -96,3 +99,15 @@ def proposals(c: Campaign, rt: Runtime, n: int) -> tuple[list[Proposal], bool]:
             break
         same += 1
     return runs[0][:same], same < len(runs[0])
+
+
+def dry_run_confirmation_lines(c: Campaign, rt: Runtime) -> list[str]:
+    """The confirmation's budget as ``tune --dry-run`` states it (``_confirmbudget.dry_run_lines``), at the noise
+    the campaign's study has seen when it exists (read only), else at the assumed noise."""
+    study = None
+    if c.storage != ":memory:":
+        try:
+            study = open_study(c, rt.space, create=False)
+        except (AutotuneError, OSError, ValueError):
+            study = None  # nothing measured yet
+    return dry_run_lines(c, study)

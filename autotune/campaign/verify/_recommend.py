@@ -17,8 +17,9 @@ from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._resume import in_space
 from autotune.campaign.verify._claim import ConfirmationClaim
-from autotune.campaign.verify._confirm import TOP, confirm, physical
+from autotune.campaign.verify._confirm import TOP, confirm, physical, run_plan
 from autotune.campaign.verify._confirmation import Confirmation
+from autotune.campaign.verify._confirmbudget import runs_budget
 from autotune.hints import acting, measured_phases
 from autotune.space import Config
 
@@ -51,9 +52,12 @@ def top_physical(ranked: Sequence[tuple[int, Config]], default: Config, phases: 
 
 
 def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
-                     say: Callable[[str], None] = print) -> Confirmation | None:
+                     say: Callable[[str], None] = print, seconds_left: float | None = None) -> Confirmation | None:
     """Run the confirmation of a finished campaign and store it on the study (``confirmation``), unless another
-    worker of the campaign runs it or ran it on the same trials (``_claim``: one line through ``say``)."""
+    worker of the campaign runs it or ran it on the same trials (``_claim``: one line through ``say``).
+
+    Its budget (``_confirmbudget``): at most as many runs as the search made (or ``objective.confirm.runs``), at
+    most ``rounds`` rounds, and at most ``objective.confirm.time`` or ``seconds_left`` of ``budget.wall_time``."""
     c = rt.campaign
     ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
            if trialrecord.read(t).ran and t.value is not None]
@@ -75,16 +79,26 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
         o = run_trial(rt, number, config, is_default, 1)
         return o.repetitions[0] if o.repetitions else None
 
+    max_runs = runs_budget(c.objective, study)
+    k, most = run_plan(max_runs, len(top), rounds)
+    if most < 2:
+        say(f"confirmation: skipped: its budget of {max_runs} run(s) (as many as the search made) cannot run 2 rounds "
+            "of the default and a candidate; the search's best is not shown better (raise budget.trials or "
+            "objective.confirm.runs)")
+        return None
+    limits = [x for x in (c.objective.confirm_seconds, seconds_left) if x is not None]
     claim = ConfirmationClaim(study, c.storage, rt.worker, [t.number for t in ran])
     if not claim.take(say):
         return None
-    also = f", the best rule of thumb ({rule[2]}, trial {rule[0]})" if rule is not None else ""
-    say(f"confirming: the top configurations{also} and the default, {rounds} interleaved rounds at most (fewer once "
-        "the margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
+    also = f", the best rule of thumb ({rule[2]}, trial {rule[0]}) as a comparator" if rule is not None else ""
+    say(f"confirming: the top {k} configuration(s){also} and the default, at most {most} interleaved rounds and "
+        f"{max_runs} runs (as many as the search made, unless objective.confirm.runs says otherwise; fewer once the "
+        "margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
     with claim.beating():
         conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
                        history=pooled_history(runs, default_cfg, compared, phases), matters=c.objective.confirm_matters,
-                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate, rule=rule)
+                       seconds=min(limits) if limits else None, aggregate=c.objective.aggregate, rule=rule,
+                       max_runs=max_runs)
     default = next((t for t in ran if trialrecord.read(t).is_default), None)
     if default is not None and default.value:
         best = done[0].value or 0.0
