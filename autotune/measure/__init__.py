@@ -23,7 +23,13 @@ from autotune.measure._extract import (
     find_record,
     get_extractor,
 )
-from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._hintsdisplay import (
+    PrintedHints,
+    judge_printed,
+    parse_hints_blocks,
+    parse_hints_display,
+    strip_hints_display,
+)
 from autotune.measure._margin import (
     ALPHA,
     INTERIM,
@@ -66,6 +72,7 @@ __all__ = [
     "JsonExtractor",
     "Measurement",
     "MetricUnit",
+    "PrintedHints",
     "ReadFailed",
     "RegexExtractor",
     "WallTimeExtractor",
@@ -86,6 +93,7 @@ __all__ = [
     "implausible_given",
     "in_child",
     "interval",
+    "judge_printed",
     "library_of",
     "log_metrics",
     "looks",
