@@ -49,3 +49,13 @@ def test_an_open_mpi_trial_leaves_unset_what_the_default_leaves_unset(make_campa
     assert env["AUTOTUNE_PARAM_OMPI_FCOLL"] == "individual" and "AUTOTUNE_PARAM_MPIIO_CB_NODES" not in env
     assert not any(k.startswith("AUTOTUNE_PARAM_") and k != "AUTOTUNE_PARAM_OMPI_IO"
                    for k in param_env(rt.request(0, 0, default, True)))
+
+
+def test_a_commands_hint_moves_only_with_romio321(make_campaign: Any, tmp_path: Path) -> None:
+    rt = _runtime(make_campaign, tmp_path, space="local-openmpi")
+    default = rt.space.default_config()
+    assert "mpiio.cb_nodes" in {p.name for p in rt.space.active}  # romio321 reads the file
+    ompio = rt.space.violations({**default, "mpiio.cb_nodes": 2})
+    assert ompio["romio_hints_need_romio"] > 0  # never run: OMPIO would never see it
+    romio = rt.space.violations({**default, "ompi.io": "romio321", "mpiio.cb_nodes": 2})
+    assert romio["romio_hints_need_romio"] <= 0

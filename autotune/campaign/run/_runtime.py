@@ -48,6 +48,11 @@ class Runtime:
             spec = spec.customise(fixed=reservation_parameters(c))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
+        if c.system.mpi_flavour == "openmpi":
+            space.io_default = io or "ompio"
+            if launcher.runs_command and c.app.kernel is None:  # its hints reach ROMIO only (a ROMIO_HINTS file)
+                space.romio_only = tuple(dict.fromkeys([*space.romio_only, *(
+                    p.name for p in space.active if p.name.startswith("mpiio.") and p.name not in c.app.reads)]))
         from autotune.model import cannot_judge
 
         blind: dict[str, list[str]] = {}
