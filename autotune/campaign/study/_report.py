@@ -16,6 +16,7 @@ from autotune.campaign.verify._claim import confirming_worker
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.campaign.verify._recommend import recommended_config
 from autotune.hints import Settings, render
+from autotune.measure import NOT_VERIFIABLE, PROBLEMS, verdict_lines
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size
 
@@ -56,7 +57,8 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out.update(best_trial=best.number, best_value=value_of(best), best_config=config, best_is_default=is_def,
                    best_repetitions=trialrecord.read(best).repetitions, hints_text=hints_text(rt, settings),
                    recommended_config=export, recommended_is_default=export_default,
-                   best_hints_took_effect=trialrecord.read(best).hints_took_effect)  # None: not verifiable
+                   best_hints_took_effect=trialrecord.read(best).hints_took_effect,  # None: not verifiable
+                   best_verification=trialrecord.read(best).verification)
         conf = trialrecord.read_study(study).confirmation
         if conf:
             out["confirmation"] = conf
@@ -144,10 +146,13 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s["best_config"].items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
+    verification = s.get("best_verification") or {}
     if s["best_hints_took_effect"] is False:
-        lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
-    elif s["best_hints_took_effect"] is None:
-        lines.append("  note: some requested settings could not be verified in this trial (see `autotune status`)")
+        lines.append(f"  WARNING: settings of trial {s['best_trial']} that did not reach the program or did not act:")
+        lines += verdict_lines(verification, PROBLEMS, "    ") or ["    (no per-setting record in this trial)"]
+    unverified = verdict_lines(verification, (NOT_VERIFIABLE,), "    ")
+    if unverified:
+        lines += [f"  settings of trial {s['best_trial']} that could not be verified:", *unverified]
     if confirmed:
         lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
     if "confirmation_running" in s:
