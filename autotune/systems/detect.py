@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -198,13 +199,15 @@ def detect_mpi(mpiexec: str = "mpiexec", python: str | None = None, mpiexec_args
     if hit is not None:
         return hit
     flavour, how = detect_launcher(mpiexec, env, timeout) if command else (None, "")
+    found = re.search(r"(?<![\d.])(\d+\.\d+(?:\.\d+)?)", how.partition("--version:")[2])
+    version = found.group(1) if found else ""
     if flavour == "openmpi":
         if os.geteuid() == 0:
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        stack = _ompi_stack(MpiLibrary("openmpi", summary=how), mpiexec, mpiexec_args, env, timeout, fs_type)
+        stack = _ompi_stack(MpiLibrary("openmpi", version, how), mpiexec, mpiexec_args, env, timeout, fs_type)
     elif flavour == "mpich":
-        stack = MpiStack(MpiLibrary("mpich", summary=how), "romio", f"{how}: an MPICH-family launcher (ROMIO)", mpiexec)
+        stack = MpiStack(MpiLibrary("mpich", version, how), "romio", f"{how}: an MPICH-family launcher (ROMIO)", mpiexec)
     else:
         stack = _ask_mpi(mpiexec, python, mpiexec_args, env, timeout, fs_type)
     _MPI_CACHE[key] = stack
