@@ -95,11 +95,13 @@ def _agreed(blocks: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, lis
 
 def judge_printed(text: str) -> PrintedHints:
     """The hints of the open(s) that carry the data among every block the MPI library printed (module doc)."""
-    blocks = [dict(b["hints"]) for b in parse_hints_blocks(text)]
+    parsed = parse_hints_blocks(text)
+    blocks = [dict(b["hints"]) for b in parsed]
     if not blocks:
         return PrintedHints()
     if len(blocks) == 1:
         return PrintedHints(blocks[0], 1)
+    opens = _opens(parsed)
     widest = max(_width(b) for b in blocks)
     if widest > 1:
         chosen = [b for b in blocks if _width(b) == widest]
@@ -107,13 +109,23 @@ def judge_printed(text: str) -> PrintedHints:
         aggs = chosen[0].get("romio_aggregator_list", "").strip()
         which = "the open" if len(chosen) == 1 else f"the {len(chosen)} opens"
         note = (f"judged on {which} with {widest} aggregators (romio_aggregator_list {aggs}), the widest of "
-                f"{len(blocks)} opens ROMIO printed; the others had fewer aggregators (smaller communicators, "
+                f"{opens} opens ROMIO printed; the others had fewer aggregators (smaller communicators, "
                 "e.g. reopens on MPI_COMM_SELF)")
-        return PrintedHints(hints, len(blocks), note, disagree)
+        return PrintedHints(hints, opens, note, disagree)
     hints, disagree = _agreed(blocks)
-    note = (f"{len(blocks)} opens printed, each with at most one aggregator: the printed hints cannot tell a "
+    note = (f"{opens} opens printed, each with at most one aggregator: the printed hints cannot tell a "
             "collective open from reopens on MPI_COMM_SELF, so only the values all opens agree on were judged")
-    return PrintedHints(hints, len(blocks), note, disagree)
+    return PrintedHints(hints, opens, note, disagree)
+
+
+def _opens(parsed: list[dict[str, Any]]) -> int:
+    """How many opens printed: every open prints each of its keys once, so the most frequent key counts them
+    (ranks that print at once interleave their lines, which splits blocks; the count stays right)."""
+    seen: dict[tuple[str, str], int] = {}
+    for b in parsed:
+        for key in b["hints"]:
+            seen[(b["format"], key)] = seen.get((b["format"], key), 0) + 1
+    return max(seen.values(), default=0)
 
 
 def parse_hints_display(text: str) -> dict[str, str]:

@@ -61,5 +61,5 @@ def test_hints_are_judged_on_the_collective_open(tmp_path: Path, mpi: str) -> No
     verified = out.split("settings verified in effect:")[1].split("settings ")[0]
     # ROMIO printed 13 blocks: the collective open (aggregators 0 1) and 12 one-rank reopens (the last of them)
     assert "cb_nodes=2: ROMIO's own report" in verified, out
-    assert "widest of 13 opens" in verified and "romio_aggregator_list 0 1" in verified
+    assert "widest of 13 opens" in verified and "romio_aggregator_list 0 1" in verified, out
     assert "NOT IN EFFECT" not in out and "not in effect" not in out.split("settings verified in effect:")[1]

@@ -87,3 +87,11 @@ def test_requested_hints_not_in_effect_are_flagged() -> None:
 def test_no_hints_printed_gives_nothing_and_strip_keeps_the_program_lines() -> None:
     assert parse_hints_display("bandwidth: 3 MiB/s\nkey = value\n") == {}
     assert strip_hints_display(ROMIO).splitlines() == ["wrote 4.0 MiB in 0.216 s", "bandwidth: 18.53 MiB/s"]
+
+
+def test_interleaved_ranks_still_count_their_opens() -> None:
+    # Open MPI forwards the ranks' lines as they come: two one-rank reopens printed at once interleave line by line
+    self_lines = _self_open().splitlines()[:9]
+    mixed = "\n".join(line for pair in zip(self_lines, self_lines, strict=True) for line in pair)
+    judged = judge_printed(ROMIO + mixed + "\n")
+    assert judged.opens == 3 and judged.hints["cb_nodes"] == "2" and "widest of 3 opens" in judged.judged
