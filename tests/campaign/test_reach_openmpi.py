@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from autotune.campaign import Runtime, load_campaign
 from autotune.launch._command import param_env
 from autotune.testing import local_system_file
@@ -59,3 +61,19 @@ def test_a_commands_hint_moves_only_with_romio321(make_campaign: Any, tmp_path: 
     assert ompio["romio_hints_need_romio"] > 0  # never run: OMPIO would never see it
     romio = rt.space.violations({**default, "ompi.io": "romio321", "mpiio.cb_nodes": 2})
     assert romio["romio_hints_need_romio"] <= 0
+
+
+@pytest.mark.slow
+def test_a_proposal_not_run_names_its_rule(make_campaign: Any, tmp_path: Path) -> None:
+    import io
+
+    from autotune.campaign import CampaignLoop, counts
+
+    path = make_campaign(system=str(local_system_file(tmp_path, "openmpi")), space="local-openmpi",
+                         objective={"repeats": 1}, budget={"trials": 4}, sampler={"name": "random", "seed": 1})
+    out = io.StringIO()
+    res = CampaignLoop(load_campaign(path), progress=False, out=out).run()
+    n = counts(res.study)
+    assert n.infeasible > 0 and sum(n.rules.values()) >= n.infeasible
+    lines = [ln for ln in out.getvalue().splitlines() if ": not run: breaks the rule(s) " in ln]
+    assert len(lines) == n.infeasible and all(any(r in ln for r in n.rules) for ln in lines)

@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from autotune.campaign import CampaignLoop, best_trial, load_campaign, summary_text
 
 # prints what ROMIO prints at an open (ROMIO_PRINT_HINTS=1) when cb_config_list=*:1 caps the aggregators at one,
@@ -22,6 +24,7 @@ APP = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_the_summary_warning_names_setting_verdict_and_evidence(make_campaign: Any, tmp_path: Path) -> None:
     app = tmp_path / "capped.py"
     app.write_text(APP)
