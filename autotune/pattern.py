@@ -19,7 +19,7 @@ MAX_RANKS = 10_000_000  # more MPI ranks than any machine has: a typo
 
 _KEYS = frozenset({
     "ranks", "nodes", "ranks_per_node", "bytes_per_rank", "transfer_size", "layout", "file_mode",
-    "io_mode", "library", "phases", "all_collective", "files", "sync", "piece_size",
+    "io_mode", "library", "phases", "all_collective", "files", "sync", "piece_size", "block_size",
 })
 
 
@@ -45,6 +45,7 @@ class IOPattern:
     all_collective: bool = field(default=False)
     sync: bool = True          # the timed write region ends with a sync (kernels: unless --no-sync)
     piece_size: int = 0        # contiguous bytes per piece of a strided transfer (0: the transfer size)
+    block_size: int = 0        # contiguous bytes per rank per segment (IOR's -b; 0: all of bytes_per_rank)
 
     def __post_init__(self) -> None:
         if self.ranks < 1 or self.ranks > MAX_RANKS:
@@ -56,6 +57,9 @@ class IOPattern:
         if self.piece_size < 0 or self.piece_size > self.transfer_size:
             raise ConfigError(f"pattern.piece_size: {self.piece_size} must be between 1 and transfer_size"
                               f" ({self.transfer_size})")
+        if self.block_size < 0 or self.block_size > self.bytes_per_rank:
+            raise ConfigError(f"pattern.block_size: {self.block_size} must be between 1 and bytes_per_rank"
+                              f" ({self.bytes_per_rank})")
         if self.transfer_size < 1:
             raise ConfigError(f"pattern.transfer_size: {self.transfer_size} must be > 0")
         for name, value, allowed in (
@@ -78,6 +82,11 @@ class IOPattern:
     def piece(self) -> int:
         """Contiguous bytes per piece: ``piece_size``, or the whole transfer when unset or contiguous."""
         return self.piece_size if self.piece_size and self.layout == "strided" else self.transfer_size
+
+    @property
+    def block(self) -> int:
+        """Contiguous bytes of one rank in the file: one segment's block, or all its bytes when unset."""
+        return self.block_size or self.bytes_per_rank
 
     @property
     def data_bytes(self) -> int:
@@ -107,7 +116,7 @@ class IOPattern:
             "transfer_size": self.transfer_size, "layout": self.layout, "file_mode": self.file_mode,
             "io_mode": self.io_mode, "library": self.library, "phases": list(self.phases),
             "files": self.files, "all_collective": self.is_all_collective,
-            "sync": self.sync, "piece_size": self.piece,
+            "sync": self.sync, "piece_size": self.piece, "block_size": self.block,
             "data_bytes": self.data_bytes, "ranks_per_node": self.ranks_per_node,
         }
 
@@ -139,4 +148,5 @@ class IOPattern:
             all_collective=bool(expect(d.get("all_collective", False), bool, f"{where}.all_collective", "true or false")),
             sync=bool(expect(d.get("sync", True), bool, f"{where}.sync", "true or false")),
             piece_size=parse_size(d.get("piece_size", 0), f"{where}.piece_size"),
+            block_size=parse_size(d.get("block_size", 0), f"{where}.block_size"),
         )

@@ -26,6 +26,7 @@ RECORD = Path(trialrecord.__file__).resolve().parent  # the record's own package
 
 # one value of every field, of its type and unlike its default
 SAMPLE: dict[str, Any] = {
+    "rule_of_thumb": "stripe-per-node",
     "ran": True, "is_default": True, "baseline": True, "initial": True, "retry_of": 3, "warm_start_of": 7,
     "proposed_by": "model", "infeasible": ["stripe_count_le_osts"], "duplicate_of": 2, "duplicate_default": True,
     "dropped": "outside the space", "interrupted": True, "error": "exit 1", "rejected_by": "rules",

@@ -16,13 +16,15 @@ from autotune.campaign.file._values import nonempty_path, storage_url, tracking_
 from autotune.campaign.file._values import repeats as repeats_value
 from autotune.campaign.file._values import trials as trials_value
 from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
+from autotune.campaign.run._reach import unreachable
 from autotune.campaign.run._reservation import reservation_job
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.study._advise import Advice, advise, heldout_errors
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
-from autotune.campaign.study._report import fmt_value, hints_text, summary, summary_text
+from autotune.campaign.study._report import confirmation_lines, fmt_value, hints_text, summary, summary_text
 from autotune.campaign.study._resume import in_space
 from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
 from autotune.campaign.study._study import (
@@ -38,10 +40,11 @@ from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
 from autotune.campaign.verify._dryrun import Proposal, proposals
 from autotune.campaign.verify._preflight import pending_lines, preflight
-from autotune.campaign.verify._recommend import recommended_config
+from autotune.campaign.verify._recommend import recommended_config, shown_not_in_effect
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
 
 __all__ = [
+    "Advice",
     "Budget",
     "Campaign",
     "CampaignLoop",
@@ -57,16 +60,19 @@ __all__ = [
     "SiteFit",
     "StackReport",
     "TrialOutcome",
+    "advise",
     "baseline_config",
     "best_ran",
     "best_trial",
     "check_stack",
     "check_study_name",
+    "confirmation_lines",
     "counts",
     "default_trial",
     "fit_campaigns",
     "fmt_value",
     "format_check",
+    "heldout_errors",
     "hints_text",
     "ignored_hints",
     "implausible_trials",
@@ -96,12 +102,14 @@ __all__ = [
     "run_campaign",
     "run_check",
     "run_trial",
+    "shown_not_in_effect",
     "storage_url",
     "summary",
     "summary_text",
     "tracking_uri",
     "trials_in",
     "trials_value",
+    "unreachable",
     "value_flag",
     "value_of",
     "what_it_gets",

@@ -63,7 +63,7 @@ def load(args: argparse.Namespace) -> Any:
     if getattr(args, "workdir", None) is not None:
         kw["workdir"] = workdir_path(Path(nonempty_path(args.workdir, "--workdir")).expanduser().resolve(), "--workdir")
     if getattr(args, "storage", None) is not None:
-        kw["storage_url"] = storage_url(args.storage, "--storage")
+        kw["storage_url"] = storage_url(args.storage, getattr(args, "storage_from", "--storage"))
     if getattr(args, "study", None) is not None:
         kw["study"] = check_study_name(args.study, "--study")
     budget = c.budget

@@ -41,25 +41,38 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise ConfigError(f"-o: {str(out)!r} exists; pass --force to overwrite it")
     init = build(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
                  model=args.target == "model", name=args.name, trials=args.trials)
-    if init.notice:
-        print(f"autotune: notice: {init.notice}", file=sys.stderr)
+    folder = out.parent if out is not None else Path.cwd()
     draft = init.target.draft
     report = sys.stderr if out is None else sys.stdout
-    site = (out.parent if out is not None else Path.cwd()) / draft.filename if draft is not None else None
-    if site is not None and site.exists() and not args.force:
-        raise ConfigError(f"the drafted site profile {str(site)!r} exists; pass --force to overwrite it, or "
-                          "--system to use it")
+    site = folder / draft.filename if draft is not None else None
+    if site is not None and draft is not None and site.exists() and not args.force and site.read_text() != draft.text:
+        # a second init in the same folder: the draft there (perhaps edited) is the site; the campaign uses it
+        try:
+            init = build(args.log, system=str(site), nodes=args.nodes, command=args.app_command,
+                         model=args.target == "model", name=args.name, trials=args.trials)
+        except ConfigError as exc:
+            raise ConfigError(f"the site profile {str(site)!r} exists, differs from the log's draft and cannot be "
+                              f"used ({exc}); pass --force to rewrite it from the log") from None
+        print(f"the site profile {site} exists and differs from the log's draft: the campaign uses it as it is "
+              "(--force rewrites it from the log)", file=report)
+        site = draft = None
+    if init.notice:
+        print(f"autotune: notice: {init.notice}", file=sys.stderr)
+    wrote = False
     if site is not None and draft is not None:
-        site.write_text(draft.text)
-        print(f"draft site profile written to {site} (from the log; check before trusting it: {draft.check})",
-              file=report)
+        unchanged = site.exists() and site.read_text() == draft.text
+        if not unchanged:
+            site.write_text(draft.text)
+            wrote = True
+        print(f"draft site profile {'unchanged in' if unchanged else 'written to'} {site} (from the log; check "
+              f"before trusting it: {draft.check})", file=report)
     if out is None:
         sys.stdout.write(init.text)
     else:
         try:
             out.write_text(init.text)
         except OSError:
-            if site is not None:
+            if site is not None and wrote:
                 site.unlink(missing_ok=True)   # no draft left behind without the campaign that uses it
             raise
         print(f"campaign written to {out}")
@@ -67,6 +80,8 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     print(f"job: {init.log.nprocs} ranks, {', '.join(d.pattern['phases'])}, {d.pattern['file_mode']} "
           f"{d.pattern['library']} {d.pattern['io_mode']} on {t.system.name}:{t.fs.name} ({t.kind}); space {t.space}",
           file=report)
+    if init.compared:
+        print(f"measured vs model: {init.compared}", file=report)
     print("diagnosis (before any run):" if init.findings else "diagnosis: nothing in the log predicts headroom", file=report)
     for f in init.findings:
         print("\n".join("  " + ln for ln in f.lines()), file=report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -76,7 +77,8 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
             val = f"{t.values[0]:.4g}" if t.values else "-"
             cost = rec.cost or {}
             val += f" cost {cost['cost']:.4g}" if "cost" in cost else ""
-            print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}  hints: "
+            tag = " (default)" if rec.is_default else f" (rule of thumb {rec.rule_of_thumb})" if rec.rule_of_thumb else ""
+            print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}{tag}  hints: "
                   f"{verdict_cell(rec.verification) if rec.verification else _mismatch_cell(rec.hints_not_in_effect)}")
     return 0
 
@@ -104,7 +106,20 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise AutotuneError(f"--format {args.format}: {problem}")
     patterns = _file_patterns(args.files) if args.files is not None else list(c.app.hint_files)
     print(render(args.format, settings, mpi_flavour=c.system.mpi_flavour, patterns=patterns, path=args.path))
+    print(f"autotune: {_claim(study)}", file=sys.stderr)  # what was shown, beside (not inside) the pasted text
     return 0
+
+
+def _claim(study: Any) -> str:
+    """The exported recommendation's confirmed gain over the default and over the best rule of thumb, or that it
+    is unconfirmed (the search's best of N)."""
+    from autotune.campaign import confirmation_lines
+
+    conf = trialrecord.read_study(study).confirmation
+    if not conf:
+        return ("unconfirmed: the search's best trial (its best of N is overstated); `autotune tune` to the end of "
+                "the budget runs the confirmation (objective.confirm)")
+    return confirmation_lines(conf, "")[-1]
 
 
 def _file_patterns(text: str) -> list[str]:
@@ -125,4 +140,13 @@ def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         print(f"notice: {n}")
     print("\n".join(rt.space.describe()))
     print("rules: " + ", ".join(r.name for r in rt.space.rules))
+    from autotune.space import rules_of_thumb
+
+    thumbs, notes = rules_of_thumb(rt.space)  # what a campaign runs right after the default
+    print("rules of thumb (run right after the default):" if thumbs else "rules of thumb: none differs from the default here")
+    for b in thumbs:
+        changed = {k: v for k, v in b.config.items() if rt.space.default_config().get(k) != v}
+        print(f"  {b.name}: {', '.join(f'{k}={v}' for k, v in sorted(changed.items()))}  ({b.source})")
+    for line in notes:
+        print(f"  note: {line}")
     return 0

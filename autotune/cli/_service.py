@@ -97,12 +97,35 @@ def _seconds(text: str, what: str) -> float:
     return float(parse_duration(text, what))
 
 
+STORAGE_ENV = "AUTOTUNE_STORAGE"
+
+
+def store_args(args: argparse.Namespace) -> argparse.Namespace:
+    """``ask``, ``tell`` and ``hints`` find the store in one order: ``--storage``, then ``$AUTOTUNE_STORAGE``, then
+    the campaign's ``storage:`` (else its work directory's SQLite file)."""
+    if getattr(args, "storage", None) is None and os.environ.get(STORAGE_ENV, "").strip():
+        args.storage, args.storage_from = os.environ[STORAGE_ENV].strip(), f"${STORAGE_ENV}"
+    return args
+
+
+def _say_private(c: Any) -> None:
+    """One stderr line when the study lives in the work directory's own SQLite file: jobs whose work directory
+    differs (a relative ``workdir`` is relative to the directory the job starts in) never share what it learns."""
+    if c.storage_url is not None:
+        return
+    here = c.workdir.is_relative_to(Path.cwd().resolve())
+    whose = "this directory" if here else f"jobs using the work directory {c.workdir}"
+    print(f"autotune ask: no shared store (--storage URL or ${STORAGE_ENV}): the study ({c.storage}) is private to "
+          f"{whose}; jobs started elsewhere do not share it", file=sys.stderr)
+
+
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from autotune.campaign import Runtime
     from autotune.hints import render
     from autotune.service import Policy, do_ask
 
-    c = load(args)
+    c = load(store_args(args))
+    _say_private(c)
     rt = Runtime.build(c)
     warn_stack(rt, timeout=10.0)  # a production job's ask: a short bound on asking the MPI
     policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
@@ -128,7 +151,7 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from autotune.service import do_tell
 
     ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
-    c = load(args)
+    c = load(store_args(args))
     if ref:  # empty: the job ran a fallback configuration (below)
         from autotune.service import parse_ref
 
@@ -186,13 +209,16 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 def _hints(args: argparse.Namespace) -> int:
     from autotune.campaign import Runtime
-    from autotune.hints import render
+    from autotune.hints import flavour_problem, render
     from autotune.service import StoreUnavailable, do_hints
 
     if not _is_campaign_file(args.campaign):
         return _app_hints(args)
     try:
-        c = load(args)
+        c = load(store_args(args))
+        problem = flavour_problem(args.format, c.system.mpi_flavour, c.system.name)
+        if problem:
+            return hints_defaults(f"--format {args.format}: {problem}")
         rt = Runtime.build(c)
         known = do_hints(rt, _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:
@@ -211,12 +237,12 @@ def _is_campaign_file(name: str) -> bool:
 
 def _app_hints(args: argparse.Namespace) -> int:
     """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
-    from autotune.hints import render
+    from autotune.hints import flavour_problem, render
     from autotune.service import StoreUnavailable, app_hints, bounded
 
-    storage = args.storage or os.environ.get("AUTOTUNE_STORAGE")
+    storage = store_args(args).storage
     if not storage:
-        return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or $AUTOTUNE_STORAGE)")
+        return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or ${STORAGE_ENV})")
     try:
         from autotune.campaign import make_storage
 
@@ -227,6 +253,9 @@ def _app_hints(args: argparse.Namespace) -> int:
     if found is None:
         where = f" on {args.system}" if args.system else ""
         return hints_defaults(f"nothing recorded for app {args.campaign!r}{where}")
+    problem = flavour_problem(args.format, found.mpi_flavour, found.system)
+    if problem:
+        return hints_defaults(f"--format {args.format}: {problem}")
     print(f"autotune hints: {found.known.describe()}", file=sys.stderr)
     if found.others:
         print(f"autotune hints: {args.campaign!r} also has studies on {', '.join(found.others)} (--system to choose)",

@@ -94,6 +94,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     """Print (and write) what the first trials of the real run will run: the loop's own proposals, each with
     the exact command, environment and files; nothing runs, nothing is submitted, no storage is touched."""
     from autotune.campaign import proposals, what_it_gets
+    from autotune.space import rules_of_thumb
 
     c = rt.campaign
     for n in rt.space.notices:
@@ -102,6 +103,10 @@ def _dry_run(rt: Any, trials: int | None) -> int:
     print("\n".join(f"  {ln}" for ln in rt.space.describe()))
     if c.sampler.get("seed") is None and c.sampler.get("name") != "grid":
         print("note: sampler.seed is not set: proposals after the enqueued ones differ from run to run")
+    baselines, notes = rules_of_thumb(rt.space) if c.sampler.get("rules_of_thumb", True) else ([], [])
+    thumbs = {b.name: b.source for b in baselines}
+    for line in notes:
+        print(f"notice: {line}")
     shown, depends = proposals(c, rt, min(trials or 5, 50))
     out_dir = c.workdir / "dry-run"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -116,6 +121,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         path.write_text("\n".join(text) + "\n")
         label = (" (the default configuration)" if p.is_default else
                  " (the baseline: the app's own settings)" if p.baseline else
+                 f" (rule of thumb {p.rule}: {thumbs.get(p.rule, '')})" if p.rule else
                  " (enqueued: model-ranked or warm start)" if p.initial else "")
         print("\n" + comment(f"---- trial {p.number}{label}: {', '.join(f'{k}={v}' for k, v in sorted(p.config.items()))}"))
         print(comment(f"written to {path}"))

@@ -197,3 +197,47 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
             out.append(Finding("headroom", "the model's best configuration on this target",
                                "against the job's own settings", sorted(changed), changed, gain))
     return out
+
+
+DISAGREE = 2.0   # measured and predicted this many times apart: said plainly
+
+
+def measured_bandwidth(d: Derived) -> float | None:
+    """MiB/s of the main phase on the main files, as the log measured it: their bytes over the span from the
+    first start to the last end of that operation (the ``darshan`` extractor's ``<op>_bandwidth_mib_s``)."""
+    op = d.main_op
+    starts, ends, moved = [], [], 0
+    for f in d.matter:
+        n = f.bytes_written if op == "write" else f.bytes_read
+        p = f.layer.replace("-", "")
+        start = f.counters.get(f"{p}_F_{op.upper()}_START_TIMESTAMP", 0.0)
+        end = f.counters.get(f"{p}_F_{op.upper()}_END_TIMESTAMP", 0.0)
+        if n > 0 and 0 < start <= end:
+            starts.append(start)
+            ends.append(end)
+            moved += n
+    span = max(ends, default=0.0) - min(starts, default=0.0)
+    return moved / 2**20 / span if moved and span > 0 else None
+
+
+def measured_and_predicted(d: Derived, space: BoundSpace, job: Config, has_baseline: bool) -> str:
+    """One line: the log's measured bandwidth beside the model's prediction for the default (and for the
+    job's own settings), and plainly whether they disagree by more than ``DISAGREE`` times."""
+    metric = f"{d.main_op}_bandwidth_mib_s"
+    seen = measured_bandwidth(d)
+    default = model_metric(space, space.default_config(), metric)
+    has_baseline = has_baseline and job != space.default_config()
+    own = model_metric(space, job, metric) if has_baseline else default
+    said = f"log measured {seen:.0f} MiB/s ({d.main_op}, main files)" if seen else \
+        f"the log has no {d.main_op} timing for its main files"
+    if default is None:
+        return f"{said}; the model cannot predict this target"
+    said += f"; the model predicts {default:.0f} MiB/s for the default"
+    if has_baseline and own is not None:
+        said += f", {own:.0f} MiB/s for the job's own settings (baseline)"
+    if seen and own:
+        ratio = max(seen, own) / min(seen, own)
+        said += (f"; they disagree by {ratio:.1f}x: the model's figures for this target do not describe this job "
+                 "well, so take its predicted gains as rough; the trials measure" if ratio > DISAGREE
+                 else f"; they agree within {DISAGREE:.0f}x")
+    return said

@@ -115,8 +115,9 @@ def _fs_name(mount: str, taken: set[str]) -> str:
     return name
 
 
-def _lustre_evidence(log: JobLog, mount: str) -> tuple[set[int], Counter[tuple[int, int]], int]:
+def _lustre_evidence(log: JobLog, d: Derived, mount: str) -> tuple[set[int], Counter[tuple[int, int]], int]:
     """OST ids touched, (stripe count, stripe size) per file, and files with records, on one Lustre mount."""
+    mounts = {f.name: f.mount for f in d.files}
     osts: set[int] = set()
     layouts: Counter[tuple[int, int]] = Counter()
     files = 0
@@ -126,7 +127,7 @@ def _lustre_evidence(log: JobLog, mount: str) -> tuple[set[int], Counter[tuple[i
     for fid, count, size, ids in zip(log.lustre["id"], log.lustre["LUSTRE_COMP_STRIPE_COUNT"],
                                      log.lustre["LUSTRE_COMP_STRIPE_SIZE"], log.lustre["LUSTRE_OST_IDS"], strict=True):
         name = log.names.get(int(fid), "")
-        if not name or log.mount_of(name)[0] != mount:
+        if not name or mounts.get(name, log.mount_of(name)[0]) != mount:
             continue
         osts.update(int(o) for o in ids if int(o) >= 0)
         if int(fid) not in seen and int(count) > 0 and int(size) > 0:
@@ -135,9 +136,9 @@ def _lustre_evidence(log: JobLog, mount: str) -> tuple[set[int], Counter[tuple[i
     return osts, layouts, len(seen)
 
 
-def _lustre(w: _Writer, log: JobLog, mount: str) -> str:
+def _lustre(w: _Writer, log: JobLog, d: Derived, mount: str) -> str:
     """The Lustre entries of one mount; returns the line to check."""
-    osts, layouts, files = _lustre_evidence(log, mount)
+    osts, layouts, files = _lustre_evidence(log, d, mount)
     widest = max((c for c, _ in layouts), default=0)
     if osts or widest:
         n = max(len(osts), widest)
@@ -179,7 +180,7 @@ def _searchable(name: str, value: int) -> bool:
 def _mounts(log: JobLog, d: Derived) -> list[tuple[str, str]]:
     """(mount, type) of the job's data files, the main file's first."""
     out: list[tuple[str, str]] = []
-    for f in [d.matter[0], *d.files]:
+    for f in [d.matter[0], *(f for f in d.files if f.data)]:
         if (f.mount, f.fs_type) not in out:
             out.append((f.mount, f.fs_type))
     return out
@@ -230,8 +231,12 @@ def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> 
         fs = _fs_name(mount or fs_type or "unknown", taken)
         main_fs = main_fs or fs
         w.key(1, fs)
-        w.value(2, "kind", kind, FROM_LOG, f"mount type {fs_type} in the log's mount table"
-                if mount else "the log records no mount for these files (assumed POSIX)")
+        how = next((f.where for f in d.files if (f.mount, f.fs_type) == (mount, fs_type) and f.where), "")
+        if how and how != "the mount table":
+            w.value(2, "kind", kind, FROM_LOG, how)
+        else:
+            w.value(2, "kind", kind, FROM_LOG, f"mount type {fs_type} in the log's mount table"
+                    if mount else "the log records no mount for these files (assumed POSIX)")
         if mount:
             w.value(2, "path", mount, FROM_LOG, "the mount point in the log's mount table")
         if mount:
@@ -240,7 +245,7 @@ def draft_site(log: JobLog, d: Derived, name: str, nodes: int | None = None) -> 
             w.value(2, "description", "files whose mount the log does not record", FROM_LOG,
                     "no mount table entry holds them")
         if tier is LUSTRE:
-            check = _lustre(w, log, mount)
+            check = _lustre(w, log, d, mount)
             checks.insert(0 if fs == main_fs else len(checks), check)
     w.value(0, "default_filesystem", main_fs, FROM_LOG, "the file system of the job's main file")
     if main_tier is POSIX:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from autotune.darshan._log import JobLog
+from autotune.darshan._where import is_data, locate
+from autotune.errors import ConfigError
 
 # Darshan's access-size histogram bins (POSIX_SIZE_WRITE_*, MPIIO_SIZE_WRITE_AGG_*): suffix -> [low, high)
 BINS: tuple[tuple[str, int, int], ...] = (
@@ -32,6 +36,9 @@ class FileFigures:
     bytes_written: int
     bytes_read: int
     counters: dict[str, float] = field(default_factory=dict)   # summed counters of both layers
+    real: str = ""                 # its path on ``mount`` (a symbolic link's target), else ``name``
+    where: str = ""                # how its file system was found
+    data: bool = True              # the application's data (not code, a library or a system file)
 
     @property
     def bytes(self) -> int:
@@ -60,13 +67,28 @@ def _per_file(log: JobLog, mod: str) -> dict[int, dict[str, Any]]:
             started = df[df[col] > 0].groupby("id")[col].min()
             for fid, v in started.items():
                 out[int(fid)]["counters"][col] = float(v)
+        end = f"{pre}_F_{what}_END_TIMESTAMP"
+        if end in df:
+            for fid, v in df[df[end] > 0].groupby("id")[end].max().items():
+                out[int(fid)]["counters"][end] = float(v)
     return out
 
 
-def file_figures(log: JobLog) -> list[FileFigures]:
-    """Every data file the job read or wrote (largest first), pseudo-files left out."""
-    h5_names = set(log.frame("H5F")["name"]) if log.frame("H5F") is not None else set()
-    nc_names = set(log.frame("PNETCDF_FILE")["name"]) if log.frame("PNETCDF_FILE") is not None else set()
+def _names(log: JobLog, module: str) -> set[str]:
+    """File names of a module's records (H5D records are named ``file:/dataset``)."""
+    df = log.frame(module)
+    if df is None:
+        return set()
+    return {str(n).split(":/", 1)[0] if module == "H5D" else str(n) for n in df["name"]}
+
+
+def file_figures(log: JobLog, known: Sequence[str] = ()) -> list[FileFigures]:
+    """Every file the job read or wrote (largest first), pseudo-files left out; each on the file system the
+    log's evidence says (``_where.locate``; ``known``: the system profiles' file-system paths)."""
+    h5_names = _names(log, "H5F") | _names(log, "H5D")
+    nc_names = _names(log, "PNETCDF_FILE")
+    on_lustre = {log.names.get(int(i), "") for i in log.lustre["id"]} if log.lustre is not None else set()
+    lustre_dirs = {os.path.dirname(n) for n in on_lustre}   # a folder is on one file system
     by_mod = {mod: _per_file(log, mod) for mod in ("POSIX", "MPI-IO")}
     out: list[FileFigures] = []
     for fid in set(by_mod["POSIX"]) | set(by_mod["MPI-IO"]):
@@ -90,18 +112,23 @@ def file_figures(log: JobLog) -> list[FileFigures]:
         if written + read == 0:
             continue
         library = "hdf5" if name in h5_names else "pnetcdf" if name in nc_names else "mpiio" if layer == "MPI-IO" else "posix"
-        mount, fs_type = log.mount_of(name)
-        out.append(FileFigures(name, mount, fs_type, layer, library, shared, ranks, written, read, counters))
+        mount, fs_type, real, where = locate(log, name, name in on_lustre or os.path.dirname(name) in lustre_dirs,
+                                            known)
+        out.append(FileFigures(name, mount, fs_type, layer, library, shared, ranks, written, read, counters,
+                               real, where, is_data(name)))
     out.sort(key=lambda f: (-f.bytes, f.name))
     return out
 
 
 def files_that_matter(files: list[FileFigures]) -> list[FileFigures]:
-    """The largest files that together hold ``MATTER_FRACTION`` of the bytes."""
-    total = sum(f.bytes for f in files)
+    """The main files: among the application's data (``FileFigures.data``), those an I/O library or MPI-IO
+    wrote or read when there are any, the largest that together hold ``MATTER_FRACTION`` of their bytes."""
+    data = [f for f in files if f.data]
+    pool = [f for f in data if f.library != "posix"] or data
+    total = sum(f.bytes for f in pool)
     out: list[FileFigures] = []
     acc = 0
-    for f in files:
+    for f in pool:
         out.append(f)
         acc += f.bytes
         if acc >= MATTER_FRACTION * total:
@@ -143,10 +170,29 @@ def dominant_size(log: JobLog, files: list[FileFigures], layer: str, op: str) ->
 
     weights = {s: n * typical(s) for s, n in hist.items() if n > 0}
     if not weights:
-        return 0, ""
+        return _mean_size(files, op)
     suffix = max(weights, key=lambda k: (weights[k], k))
     low = next(lo for s, lo, _ in BINS if s == suffix)
     return (typical(suffix) if exact[suffix] else max(low, 100)), suffix
+
+
+def _mean_size(files: list[FileFigures], op: str) -> tuple[int, str]:
+    """Bytes per POSIX operation of ``op`` when no histogram records it (label ``mean``), else (0, '')."""
+    ops = sum(f.counters.get(f"POSIX_{op.upper()}S", 0.0) for f in files)
+    moved = sum(f.bytes_written if op == "write" else f.bytes_read for f in files)
+    return (max(1, round(moved / ops)), "mean") if ops > 0 and moved > 0 else (0, "")
+
+
+def phase_size(log: JobLog, matter: list[FileFigures], data: list[FileFigures], op: str) -> tuple[int, str]:
+    """The dominant transfer size of ``op``: on the main files that did it, else on the data files that did."""
+    did = "bytes_written" if op == "write" else "bytes_read"
+    for files in ([f for f in matter if getattr(f, did)], [f for f in data if getattr(f, did)]):
+        if files:
+            layer = "MPI-IO" if any(f.layer == "MPI-IO" for f in files) else "POSIX"
+            size = dominant_size(log, files, layer, op)
+            if size[0] or files is not matter:
+                return size
+    return 0, ""
 
 
 @dataclass
@@ -166,32 +212,36 @@ class Derived:
     main_op: str = "write"
 
 
-def derive(log: JobLog, nodes: int | None = None) -> Derived:
+def derive(log: JobLog, nodes: int | None = None, known: Sequence[str] = ()) -> Derived:
     """The job's ``app.pattern`` (plain YAML values) from its log; ``nodes`` when the user knows them
-    (Darshan does not record them)."""
-    files = file_figures(log)
+    (Darshan does not record them); ``known``: the system profiles' file-system paths (``file_figures``)."""
+    files = file_figures(log, known)
     if not files:
-        from autotune.errors import ConfigError
-
         raise ConfigError(f"darshan log {str(log.path)!r}: the job read and wrote no bytes through POSIX or MPI-IO; "
                           "give the log of a run that did its I/O")
+    data = [f for f in files if f.data]
+    if not data:
+        raise ConfigError(f"darshan log {str(log.path)!r}: the job read and wrote only code, library and system files "
+                          f"(such as {files[0].name}), no data of its own; give the log of a run that did its I/O")
     matter = files_that_matter(files)
+    pool = [f for f in data if f.library != "posix"] or data   # the main files' kind: what the pattern describes
     top = matter[0]
     layer = "MPI-IO" if any(f.layer == "MPI-IO" for f in matter) else "POSIX"
     by_lib: dict[str, int] = {}
     for f in matter:
         by_lib[f.library] = by_lib.get(f.library, 0) + f.bytes
     library = max(by_lib, key=lambda k: (by_lib[k], k))
-    written = sum(f.bytes_written for f in files)
-    read = sum(f.bytes_read for f in files)
+    written = sum(f.bytes_written for f in data)
+    read = sum(f.bytes_read for f in data)
     starts = {op: min((f.counters.get(f"{f.layer.replace('-', '')}_F_{op.upper()}_START_TIMESTAMP", 0.0) or math.inf
-                       for f in matter), default=math.inf) for op in ("write", "read")}
+                       for f in data), default=math.inf) for op in ("write", "read")}
     phases = sorted([op for op, b in (("write", written), ("read", read)) if b > 0], key=lambda op: starts[op])
-    main_op = "read" if read >= 2 * written else "write"   # the objective: writes, unless reads clearly dominate
-    main_bytes = written if main_op == "write" else read
+    pool_written, pool_read = sum(f.bytes_written for f in pool), sum(f.bytes_read for f in pool)
+    main_op = "read" if pool_read >= 2 * pool_written else "write"   # writes, unless reads clearly dominate
+    main_bytes = pool_written if main_op == "write" else pool_read
     shared_bytes = sum(f.bytes for f in matter if f.shared)
     shared = log.nprocs == 1 or shared_bytes >= 0.5 * sum(f.bytes for f in matter)
-    sizes = {op: dominant_size(log, matter, layer, op) for op in phases}
+    sizes = {op: phase_size(log, matter, data, op) for op in phases}
     coll = sum(f.counters.get(k, 0.0) for f in matter for k in ("MPIIO_COLL_WRITES", "MPIIO_COLL_READS",
                                                                 "MPIIO_SPLIT_WRITES", "MPIIO_SPLIT_READS"))
     indep = sum(f.counters.get(k, 0.0) for f in matter for k in ("MPIIO_INDEP_WRITES", "MPIIO_INDEP_READS",
@@ -203,7 +253,7 @@ def derive(log: JobLog, nodes: int | None = None) -> Derived:
     recorded = nodes is not None
     pattern: dict[str, Any] = {
         "bytes_per_rank": max(1, math.ceil(main_bytes / log.nprocs)),
-        "transfer_size": max(1, sizes[main_op][0]),
+        "transfer_size": max(1, min(sizes[main_op][0] or main_bytes, main_bytes)),
         "layout": "contiguous" if contiguous else "strided",
         "file_mode": "shared" if shared else "fpp",
         "io_mode": "collective" if collective else "independent",

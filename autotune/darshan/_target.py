@@ -26,6 +26,20 @@ def _fs_by_path(system: SystemProfile, name: str, mount: str = "") -> FileSystem
     return max(hits, key=lambda fs: len(fs.path or ""), default=None)
 
 
+def known_paths(system: str | None = None) -> list[str]:
+    """The file-system paths the shipped system profiles (and ``system``) describe: where a symbolically
+    linked job path may lead (``_where.locate``)."""
+    names = [*available("search_spaces/systems"), *([system] if system else [])]
+    paths: list[str] = []
+    for name in names:
+        try:
+            prof = load_system(name)
+        except ConfigError:
+            continue   # a bad --system is named by choose_target
+        paths += [fs.path for fs in prof.filesystems.values() if fs.path]
+    return paths
+
+
 @dataclass
 class Target:
     system: SystemProfile
@@ -43,7 +57,7 @@ def choose_target(log: JobLog, d: Derived, system: str | None, draft_name: str =
     holds the job's main file, else a draft profile from the log's own evidence (file ``draft_name``)."""
     tier = fs_tier(d.fs_type, d.mount)
     kind = tier.name
-    top = d.matter[0].name
+    top = d.matter[0].real or d.matter[0].name
     reach = [out_of_reach(d.fs_type, d.mount)] if tier is POSIX else []
     if system is None:
         for name in available("search_spaces/systems"):

@@ -42,6 +42,72 @@ def shell_path(path: str) -> str:
     return f'"{path}"' if _SHELL_VAR.match(path) else shlex.quote(path)
 
 
+def var_name(path: str) -> str | None:
+    """The variable's name when ``path`` is a lone ``$VAR``/``${VAR}`` (None otherwise)."""
+    return path.strip("${}") if _SHELL_VAR.match(path) else None
+
+
+def in_dir(command: str, path: str, what: str) -> str:
+    """``command`` (which ends with ``path``'s shell word) after ``mkdir -p``: ``lfs setstripe`` and ``lfs project``
+    on a name that does not exist create a *file* of that name (Lustre Operations Manual, ``lfs setstripe``), so the
+    directory is made first. A lone ``$VAR`` path is checked first: under ``set -u`` an unset variable would end the
+    job, so the line says on stderr that ``what`` was not applied instead."""
+    run = f"mkdir -p {shell_path(path)} && {command}"
+    name = var_name(path)
+    if name is None:
+        return run
+    why = shlex.quote(f"autotune: ${name} is not set: {what} not applied (set it to the output directory, "
+                      "or give --path DIR)")
+    return f'if [ -n "${{{name}:-}}" ]; then {run}; else echo {why} >&2; fi'
+
+
+def if_lfs(line: str, what: str) -> str:
+    """``line`` run only where ``lfs`` exists: a machine without Lustre's client says so instead of failing."""
+    return f"if command -v lfs >/dev/null; then {line}; else echo 'autotune: lfs not found: {what} not applied' >&2; fi"
+
+
+def open_patterns(patterns: Sequence[str]) -> list[str]:
+    """File patterns for names as applications pass them to ``MPI_File_open``: Cray MPICH matches a pattern
+    against that name with shell wildcards (HPE Cray MPICH ``intro_mpi``, MPICH_MPIIO_HINTS), and the name is
+    often a full path, so a bare pattern (``wrfout*``) is given both as it is and as ``*/wrfout*``. A pattern that
+    is absolute, starts with a variable (``$DW_JOB_STRIPED/...``) or a wildcard is kept as it is."""
+    out: list[str] = []
+    for p in patterns:
+        for q in ((p,) if p.startswith(("/", "$", "*")) else (p, f"*/{p}")):
+            if q not in out:
+                out.append(q)
+    return out
+
+
+_LEADING_VAR = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})(?=/|$)")
+
+
+def shell_value(value: str) -> str:
+    """``value`` as one shell word with the leading ``$VAR``/``${VAR}`` of each comma-separated part expanded
+    (double-quoted) and everything else single-quoted: ``'$DW_JOB_STRIPED/out*:...'`` would keep the variable
+    literal, so the pattern would match no file."""
+    words: list[str] = []
+    literal = ""
+    for i, part in enumerate(value.split(",")):
+        literal += "," if i else ""
+        m = _LEADING_VAR.match(part)
+        if m:
+            if literal:
+                words.append(shlex.quote(literal))
+            words.append(f'"${{{m.group(1) or m.group(2)}}}"')
+            literal, part = "", part[m.end():]
+        literal += part
+    if literal:
+        words.append(shlex.quote(literal))
+    return "".join(words) or "''"
+
+
+def mpich_export(info: dict[str, str], patterns: Sequence[str] = ("*",)) -> str:
+    """``export MPICH_MPIIO_HINTS=...`` for the names the application opens (``open_patterns``); '' for no hints."""
+    value = mpich_mpiio_hints(info, open_patterns(patterns))
+    return f"export MPICH_MPIIO_HINTS={shell_value(value)}" if value else ""
+
+
 def mpich_mpiio_hints(info: dict[str, str], patterns: Sequence[str] = ("*",)) -> str:
     """Cray's ``MPICH_MPIIO_HINTS`` value: ``pattern:key=value:key=value[,pattern2:...]``."""
     if not info:
@@ -124,17 +190,42 @@ def rabbit_lines(settings: Settings, stage_in: str | None = None, stage_out: str
 
 
 def job_lines(settings: Settings, path: str = "$OUTPUT_DIR") -> list[str]:
-    """Every line a job script needs for the target, beyond the MPI-IO hints: #SBATCH, #DW, lfs."""
+    """The lines a job script needs for the target beyond the MPI's own settings: the directives (#SBATCH, #DW:
+    they must precede the script's first command), then the output directory's striping or PCC project."""
     lines = list(dw_lines(settings))
     near = settings.near
     if near is not None and near.tier.tmp_request:
         lines.append(f"#SBATCH --tmp={math.ceil(near.capacity_bytes / 2**20)}M  # node-local flash per node")
         if near.request:
             lines.append(f"# this site asks for the node-local flash with: {near.request}")
-    if near is not None and near.tier.cache_state:
-        lines += pcc_lines(settings, path)
+    return lines + directory_lines(settings, path)
+
+
+def directory_lines(settings: Settings, path: str, guard: bool = True) -> list[str]:
+    """The output directory's Lustre striping or RW-PCC project as lines that cannot end a job: the directory
+    made first, an unset ``$VAR`` path (``in_dir``) and, with ``guard``, a missing ``lfs`` (``if_lfs``) reported
+    on stderr."""
+    lines = []
+    for pcc in pcc_lines(settings, path):
+        command, _, note = pcc.partition("  # ")
+        line = in_dir(command, path, "the PCC project")
+        lines.append((if_lfs(line, "the PCC project") if guard else line) + f"  # {note}")
     stripe = lfs_setstripe(settings, path)
-    return lines + ([stripe] if stripe else []) + ompi_mca_lines(settings.mca)
+    if stripe:
+        line = in_dir(stripe, path, "striping")
+        lines.append(if_lfs(line, "striping") if guard else line)
+    return lines
+
+
+def hint_lines(settings: Settings, mpi_flavour: str, patterns: Sequence[str], romio_file: str) -> list[str]:
+    """The MPI's settings as the system's MPI reads them: ``MPICH_MPIIO_HINTS`` (Cray MPICH), a ``ROMIO_HINTS``
+    file (MPICH), MCA parameters and, under romio321, a ROMIO hints file (Open MPI)."""
+    if mpi_flavour == "openmpi":
+        return ompi_text(settings, romio_file).splitlines() if settings.mca or settings.info else []
+    if mpi_flavour == "cray-mpich":
+        line = mpich_export(settings.info, patterns)
+        return [line] if line else []
+    return romio_file_lines(settings.info, romio_file) if settings.info else []
 
 
 def pcc_lines(settings: Settings, path: str = "$DATA_DIR") -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import abc
 import json
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -50,10 +49,9 @@ class Mpich(Dialect):
     what = "export MPICH_MPIIO_HINTS=... (Cray MPICH)"
 
     def render(self, settings: Settings, target: Target) -> str:
-        from autotune.hints._dialects import mpich_mpiio_hints
+        from autotune.hints._dialects import mpich_export
 
-        value = mpich_mpiio_hints(settings.info, target.patterns)
-        return f"export MPICH_MPIIO_HINTS={shlex.quote(value)}" if value else "# no MPI-IO hints: keep the defaults"
+        return mpich_export(settings.info, target.patterns) or "# no MPI-IO hints: keep the defaults"
 
 
 class Romio(Dialect):
@@ -63,6 +61,9 @@ class Romio(Dialect):
     def render(self, settings: Settings, target: Target) -> str:
         from autotune.hints._dialects import romio_hints_file
 
+        if target.mpi_flavour == "openmpi" and settings.config.get("ompi.io", "ompio") == "ompio" and settings.info:
+            pairs = ", ".join(f"{k}={v}" for k, v in sorted(settings.info.items()))
+            return f"# OMPIO reads no ROMIO hints file: give these to the application's MPI_File_open as MPI_Info: {pairs}\n"
         return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
 
 
@@ -78,12 +79,12 @@ class Ompi(Dialect):
 
 class Lfs(Dialect):
     name = "lfs"
-    what = "lfs setstripe"
+    what = "lfs setstripe (Lustre) or lfs project (RW-PCC) on the output directory"
 
     def render(self, settings: Settings, target: Target) -> str:
-        from autotune.hints._dialects import lfs_setstripe
+        from autotune.hints._dialects import directory_lines
 
-        return lfs_setstripe(settings, target.path) or "# not a Lustre target: no striping"
+        return "\n".join(directory_lines(settings, target.path, guard=False)) or "# not a Lustre target: no striping"
 
 
 class Dw(Dialect):
@@ -98,12 +99,14 @@ class Dw(Dialect):
 
 class Job(Dialect):
     name = "job"
-    what = "every job-script line for the target (#SBATCH, #DW, lfs)"
+    what = "every job-script line for the target (#SBATCH, #DW, lfs, the MPI's hints)"
 
     def render(self, settings: Settings, target: Target) -> str:
-        from autotune.hints._dialects import job_lines
+        from autotune.hints._dialects import hint_lines, job_lines
 
-        return "\n".join(job_lines(settings, target.path)) or "# nothing beyond the MPI-IO hints for this target"
+        lines = job_lines(settings, target.path) + hint_lines(settings, target.mpi_flavour, target.patterns,
+                                                               target.romio_file)
+        return "\n".join(lines) or "# defaults: nothing to set"
 
 
 class H5py(Dialect):
@@ -118,24 +121,13 @@ class H5py(Dialect):
 
 class Env(Dialect):
     name = "env"
-    what = "shell lines for the system's MPI"
+    what = "shell lines for the system's MPI (and the output directory's striping)"
 
     def render(self, settings: Settings, target: Target) -> str:
-        from autotune.hints._dialects import lfs_setstripe, mpich_mpiio_hints, ompi_text, romio_file_lines
+        from autotune.hints._dialects import directory_lines, hint_lines
 
-        lines = []
-        if target.mpi_flavour == "openmpi":
-            lines += ompi_text(settings, target.romio_file).splitlines() if settings.mca or settings.info else []
-        elif target.mpi_flavour == "cray-mpich":
-            value = mpich_mpiio_hints(settings.info, target.patterns)
-            if value:
-                lines.append(f"export MPICH_MPIIO_HINTS={shlex.quote(value)}")
-        elif settings.info:
-            lines += romio_file_lines(settings.info, target.romio_file)
-        if settings.stripe:  # eval'd in job scripts: a machine without lfs says so instead of failing
-            lines.append(f"if command -v lfs >/dev/null; then {lfs_setstripe(settings, target.path)}; "
-                         "else echo 'autotune: lfs not found: striping not applied' >&2; fi")
-        return "\n".join(lines) or "# defaults: nothing to set"
+        lines = hint_lines(settings, target.mpi_flavour, target.patterns, target.romio_file)
+        return "\n".join(lines + directory_lines(settings, target.path)) or "# defaults: nothing to set"
 
 
 class Json(Dialect):

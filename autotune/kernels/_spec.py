@@ -171,7 +171,7 @@ def _ior(a: Mapping[str, Any], ranks: int) -> dict[str, Any]:
         raise ConfigError(f"app.args.block_size: {block} is not a multiple of transfer_size ({xfer})")
     fpp = a["file_mode"] == "fpp"
     return {"bytes_per_rank": block * a["segments"], "transfer_size": xfer, "file_mode": a["file_mode"],
-            "layout": "contiguous" if fpp else a["layout"], "library": "mpiio"}
+            "layout": "contiguous" if fpp else a["layout"], "library": "mpiio", "block_size": block}
 
 
 def shape_for(nbytes: int) -> tuple[int, int]:

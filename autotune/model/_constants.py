@@ -41,6 +41,7 @@ class Constants:
     sync_per_rank: float = 2.9e-6           # per rank per collective call (offsets/counts all-to-all; WRF fit)
     straggler_cv: float = 0.43              # one RPC's time spread; slowest of A per round (KAUST Shaheen II training, ALCF talk)
     rpc_size: float = 1 * _MIB              # Lustre RPC (DVS: its 8 MiB stripe): n RPCs per round -> cv / sqrt(n)
+    rpcs_in_flight: float = 8.0             # Lustre manual: osc.max_rpcs_in_flight, default 8 RPCs per OST per client
     romio_cb_buffer: float = 16 * _MIB      # ROMIO default cb_buffer_size
     # --- Lustre ---
     ost_write_bw: float = 3.0e9             # ALCF Theta I/O talk: 172 GB/s / 56 OSTs; KAUST Shaheen II training: >500 GB/s / 144
@@ -48,6 +49,7 @@ class Constants:
     oss_bw: float = 6.0e9                   # ALCF Theta I/O talk: "56 OSS Peak Performance 6 GB/s each"
     seek_time: float = 2e-3                 # HDD repositioning per request when streams interleave on an OST
     lock_time: float = 1e-3                 # one extent-lock enqueue/callback (client part scales with cpu_factor)
+    lock_grow: float = 32 * _MIB            # Lustre LDLM: a contended write lock grows at most 32 MiB (LDLM_MAX_GROWN_EXTENT)
     slow_osts: int = 0                      # OSTs Lustre avoids unless a file needs them (ALCF Theta I/O talk: use 48 of 56)
     slow_ost_bw: float = 0.25e9             # what such an OST delivers to one file
     mds_create_rate: float = 20000.0        # file creates per second (one MDS)

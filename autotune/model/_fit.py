@@ -32,7 +32,8 @@ from autotune.tiers import DATAWARP, LUSTRE, POSIX
 FIT_NAMES: dict[str, tuple[str, ...]] = {
     POSIX.name: ("posix_bw", "posix_file_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost",
               "oversub_slice"),
-    LUSTRE.name: ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost"),
+    LUSTRE.name: ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost",
+                  "seek_time"),
     DATAWARP.name: ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
 }
 SPAN = 20.0
@@ -85,6 +86,8 @@ def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, na
     """
     fs = system.filesystem(filesystem)
     base = start if start is not None else constants_for(system, fs)
+    # a constant the profile sets to 0 switches its mechanism off (NVMe OSTs: no seek): it stays off, unfitted
+    names = [n for n in names if not (isinstance(getattr(base, n, None), float) and getattr(base, n) == 0.0)]
     derive = "write_stream" not in names and "write_stream" not in system.model and "write_stream" not in fs.extra
     if prior_weight <= 0 and len(measurements) < len(names):
         raise ConfigError(f"fit: {len(measurements)} measurement(s) cannot determine {len(names)} constant(s)")

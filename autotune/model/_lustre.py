@@ -1,16 +1,25 @@
-"""Lustre: stripes over OSTs, OST/OSS/client limits, extent-lock contention, client cache.
+"""Lustre: stripes over OSTs, OST/OSS/client limits, extent locks by region, client cache.
 
 Mechanisms (each a function, separately testable):
 
 - ``client_request``: one process's request time, latency + size / stream (KAUST Shaheen II training: 1 writer).
-- ``ost_rate``: an OST streams at ``ost_*_bw`` to one sequential client; interleaved streams (more
-  than one client in one OST object) pay an HDD repositioning per request. Files per process do not: each
-  object is written sequentially by its own client (ALCF Theta I/O talk: "FPP scales well as ranks exceed number of
-  OSTs: multiple ranks can write to same OST but within separate files without extent lock contention").
+- ``region``: the contiguous bytes one client writes into one OST object before another client's data
+  begins (a rank's block over the stripe count, a stripe unit, or a strided piece).
+- ``ost_rate``: an OST streams at ``ost_*_bw`` to one sequential client; interleaved clients in one object pay an
+  HDD repositioning per request. Files per process do not: each object is written sequentially by its own
+  client (ALCF Theta I/O talk: "FPP scales well as ranks exceed number of OSTs: multiple ranks can write to
+  same OST but within separate files without extent lock contention"). For a shared file the request the
+  OST sees is the client's batch in flight (``rpcs_in_flight`` RPCs, Lustre manual ``max_rpcs_in_flight``) or
+  its region, whichever is smaller: the client cache merges a region's writes into full RPCs.
 - slow OSTs: files wider than the healthy OSTs get slow ones (ALCF Theta I/O talk: "use 48 of 56").
-- ``lock_switches``: shared-file writes with more than one client per OST serialise on extent
-  locks (ALCF Theta I/O talk); pieces smaller than a stripe false-share stripe units (a lock per piece),
-  otherwise each client takes its lock once per OST.
+- ``lock_switches``: extent locks are taken per region, not per transfer: the server grants a client's lock
+  over its extent and grows it up to ``lock_grow`` when others contend (Lustre LDLM); a hand-over happens
+  when another client's region is next (probability 1 - 1/k with k clients per OST). Regions smaller than a
+  stripe unit (strided pieces, small blocks) hand the lock over per piece (ALCF Theta I/O talk's ping-pong).
+- ``client_ceiling``: what one node's Lustre client moves to a shared file: per OST it talks to, at most
+  ``rpcs_in_flight`` RPCs of ``rpc_size`` per round trip (Lustre manual), and never more than its NIC.
+- fan-out: each rank waits for the grant of every region lock it takes (one per region per OST object), so
+  many stripes with few clients add lock round trips to every rank's stream.
 - ``cache_capacity``: writes land in the node's page cache up to ``dirty_per_osc`` per OST used.
 """
 
@@ -51,22 +60,52 @@ def oss_used(fs: FileSystem, osts_used: int) -> int:
     return max(1, min(oss, math.ceil(osts_used * oss / osts)))
 
 
-def lock_switches(p: IOPattern, stripe_size: int, osts_used: int, clients_per_ost: float) -> float:
-    """Extent locks taken per OST for a shared-file write (0 with one client per OST).
+def region(p: IOPattern, stripe_size: int, stripe_count: int) -> float:
+    """Contiguous bytes one client writes into one OST object before another client's data begins.
 
-    On a contended object Lustre stops expanding locks, so every write call takes a lock for its own
-    extent, at most one stripe unit (ALCF Theta I/O talk's ping-pong of expanded locks is the limit case).
+    A rank's contiguous block (``block_size``, IOR's ``-b``) lands as ``block / stripe_count`` contiguous bytes in each
+    object once it spans a full stripe (object offsets of consecutive stripes are adjacent), as one stripe unit
+    when it spans fewer, and as itself below one unit (shared with its neighbours). Strided pieces interleave
+    with other ranks' pieces: a region is one piece (at most a stripe unit).
     """
+    if p.file_mode == "fpp":
+        return p.bytes_per_rank / max(1, stripe_count)
+    if p.layout == "strided":
+        return float(min(p.piece, stripe_size))
+    block = float(p.block)  # one segment's block (IOR -b), all of a rank's bytes when unset
+    if block >= stripe_size * stripe_count:
+        return block / stripe_count
+    return float(min(block, stripe_size))
+
+
+def lock_unit(c: Constants, p: IOPattern, stripe_size: int, stripe_count: int) -> float:
+    """Bytes one extent lock covers: the client's region, grown at most ``lock_grow`` under contention."""
+    return max(1.0, min(region(p, stripe_size, stripe_count), c.lock_grow))
+
+
+def lock_switches(c: Constants, p: IOPattern, stripe_size: int, osts_used: int, clients_per_ost: float) -> float:
+    """Extent-lock hand-overs per OST for a shared-file write (0 with one client per OST): one per lock unit
+    of each client's regions, when the unit before it belonged to another client (1 - 1/k)."""
     if clients_per_ost <= 1.0:
         return 0.0
-    requests = p.data_bytes / osts_used / min(stripe_size, p.transfer_size)
-    return requests * (1.0 - 1.0 / clients_per_ost)
+    locks = p.data_bytes / osts_used / lock_unit(c, p, stripe_size, osts_used)
+    return locks * (1.0 - 1.0 / clients_per_ost)
 
 
 def lock_cost(c: Constants, clients_per_ost: float) -> float:
-    """Seconds per lock hand-over: an enqueue, a blocking callback to the holder and its cancel
-    (``lock_time``, client side scaled by ``cpu_factor``); 0 with one client per OST."""
-    return c.lock_time / c.cpu_factor if clients_per_ost > 1.0 else 0.0
+    """Seconds per lock hand-over: an enqueue, a blocking callback to the holder, which writes back its dirty
+    pages under the lock (one write RPC) and cancels it (``lock_time`` + ``write_latency``, client side scaled
+    by ``cpu_factor``); 0 with one client per OST."""
+    return (c.lock_time + c.write_latency) / c.cpu_factor if clients_per_ost > 1.0 else 0.0
+
+
+def client_ceiling(c: Constants, osts: float, op: str) -> float:
+    """Bytes/s one node's Lustre client moves to ``osts`` OSTs of one file: ``rpcs_in_flight`` RPCs of
+    ``rpc_size`` per OST per round trip (latency + an RPC at the slower of one OST and the NIC), at most its NIC."""
+    bw = c.ost_write_bw if op == "write" else c.ost_read_bw
+    lat = c.write_latency if op == "write" else c.read_latency
+    rtt = lat / c.cpu_factor + c.rpc_size / min(bw, c.node_bw * c.cpu_factor)
+    return min(c.node_bw * c.cpu_factor, max(1.0, osts) * c.rpcs_in_flight * c.rpc_size / rtt)
 
 
 def cache_capacity(c: Constants, osts_per_node: int) -> float:
@@ -115,19 +154,26 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
         osts_used = sc
         per_rank = min(sc, math.ceil(p.bytes_per_rank / ss) + 1) if p.layout == "contiguous" else sc
         streams = min(float(p.ranks), p.ranks * per_rank / sc)
-    request = min(ts, ss)
-    client = ts / client_request(c, ts, op)
+    locked = op == "write" and not fpp and streams > 1.0
+    reg = region(p, ss, sc)
+    # the request an OST sees from a shared-file writer: its batch in flight, within its region (the client
+    # cache merges a region's writes into full RPCs); files per process and reads: one call's piece of a stripe
+    request = min(reg, c.rpcs_in_flight * c.rpc_size) if op == "write" and not fpp else min(ts, ss)
+    # fan-out: under contention a rank waits for the grant of each of its region locks
+    waits = p.bytes_per_rank / lock_unit(c, p, ss, sc) * c.lock_time / c.cpu_factor if locked else 0.0
+    client = p.bytes_per_rank / (p.bytes_per_rank / ts * client_request(c, ts, op) + waits)
+    osts_node = min(osts_used, p.ranks_per_node * per_rank)
     cands = [
         (p.ranks * client, "client injection"),
         (p.nodes * c.node_bw * c.cpu_factor, "client injection"),
+        (p.nodes * client_ceiling(c, osts_node, op), "client injection"),  # RPCs in flight per OST
         (osts_used * ost_rate(c, op, request, 1.0 if fpp else streams), "OSTs"),  # FPP: sequential per object
         (oss_used(fs, osts_used) * c.oss_bw, "OSS"),
     ]
     if not fpp and sc > healthy_osts(fs, c):
         cands.append((sc * c.slow_ost_bw, "OSTs"))
-    locked = op == "write" and not fpp and streams > 1.0
-    if locked:
-        cands.append((osts_used * min(ost_rate(c, op, request, 1.0), request / client_request(c, request, op)),
+    if locked and reg < ss:  # clients share stripe units: one writes a unit at a time (lock ping-pong)
+        cands.append((osts_used * min(ost_rate(c, op, reg, 1.0), reg / client_request(c, reg, op)),
                       "lock contention"))
     rate, res = min(cands)
     limits = [Limit(n, b) for b, n in cands]
@@ -135,7 +181,6 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
     data = float(p.data_bytes)
     if op == "write":
         per_node = data / p.nodes
-        osts_node = min(osts_used, p.ranks_per_node * per_rank)
         # the page cache absorbs writes only when the flush is outside the timed region (no sync)
         cached = 0.0 if p.sync else min(per_node, cache_capacity(c, osts_node))
         cpu = c.cpu_factor
@@ -146,7 +191,7 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
                               f"{cached / 2**20:.4g} MiB per node cached at {fill / 1e9:.3g} GB/s (flush untimed)"))
         data -= cached * p.nodes
         if locked:
-            sw = lock_switches(p, ss, osts_used, streams)  # a client holds the extent lock before it caches
+            sw = lock_switches(c, p, ss, osts_used, streams)  # a client holds the extent lock before it caches
             terms.append(Term("extent locks", "lock contention", sw * lock_cost(c, streams),
                               f"{sw:.4g} lock hand-overs per OST, {streams:.3g} clients per OST"))
         if r.ds_write and p.layout == "strided" and not fpp:

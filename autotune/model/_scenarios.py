@@ -63,8 +63,11 @@ IOR_BB_NODES = 10  # 800 GiB / 82 GiB grains
 THETA_IOR = IOPattern(ranks=4096, nodes=256, bytes_per_rank=MIB, transfer_size=MIB)
 THETA_COUNTS = (1, 2, 4, 8, 16, 24, 32, 40, 48, 56)
 THETA_SIZES = tuple(s * MIB for s in (1, 2, 4, 8, 16, 32))
-# ALCF Theta I/O talk: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's default layout (one
-# 64 MiB block per rank written in transfer-size calls) and IOR's default of no fsync (no -e): the talk
-# shows the client cache effect ("independent continues to scale well past OST HDD max BW").
-THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, sync=False)
+# ALCF Theta I/O talk: collective vs independent, 48 OSTs, 1 MiB stripes. Assumed: IOR's segmented layout (block
+# = transfer size, 64 MiB per rank in segments, so ranks' transfers interleave in the file) and IOR's default of
+# no fsync (no -e): the talk shows the client cache effect ("independent continues to scale well past OST HDD
+# max BW"). The talk states neither; with disjoint 64 MiB blocks per rank Lustre takes locks per block, not per
+# transfer, and independent writes would have no reason to lose at 100 KB (the talk's finding).
+THETA_XFER = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=MIB, layout="strided",
+                       sync=False)
 THETA_XFER_CFG = {"lustre.stripe_count": 48, "lustre.stripe_size": MIB}

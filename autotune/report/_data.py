@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from autotune.campaign import fmt_value
+from autotune.campaign import confirmation_lines, fmt_value
 from autotune.report._cost import cost_data
 from autotune.report._figures import TargetFigures
 from autotune.report._stats import Comparison, bootstrap_value, interval, jitter
@@ -57,6 +57,12 @@ def target_data(f: TargetFigures, seed: int = 0) -> dict[str, Any]:
                  default_repetitions=list(f.default.repetitions), default_config=f.default.config)
     if f.speedup is not None:
         d["speedup_over_default"] = f.speedup
+    d["searched"] = list(f.searched)
+    if f.confirmation:  # measured interleaved with the default and the best rule of thumb: what the report leads with
+        d.update(confirmed=True, claim=f.claim, confirmation_lines=confirmation_lines(f.confirmation, f.metric),
+                 confirmed_gain=confirmed_gain(f.confirmation))
+    else:
+        d.update(confirmed=False, confirm_command=f"autotune tune {f.source or f.campaign + '.yaml'}")
     return d
 
 
@@ -68,6 +74,8 @@ def report_data(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, Any]:
         "winner": cmp.winner.label if cmp.winner else None,
         "versus": [v.__dict__ for v in cmp.versus],
         "jitter": cmp.jitter, "significant": cmp.significant, "recommendation": cmp.recommendation,
+        "side_by_side": False,  # campaigns are measured each at its own time: only within one is it interleaved
+        "confirmed": all(f.confirmation for f in figs if f.best is not None),
     }
     if cmp.cost_rule is not None:  # objective.cost: the fronts, the pick, and the speed-only sentence
         out.update(cost=cost_data(figs, cmp.cost_rule), speed=cmp.speed)
@@ -94,3 +102,30 @@ def versus_text(v: dict[str, Any], maximize: bool) -> str:
     what = "more bandwidth" if maximize else "less time"
     return (f"{v['a']} ({v['a_kind']}, {v['a_value']:.4g}) vs {v['b']} ({v['b_kind']}, {v['b_value']:.4g}): "
             f"{v['advantage'] * 100:+.1f}% {what} (95% interval {v['low'] * 100:+.1f}% to {v['high'] * 100:+.1f}%)")
+
+
+def confirmation_text(t: dict[str, Any]) -> list[str]:
+    """A target's confirmation as lines (or that it is unconfirmed, with the command that confirms it)."""
+    if t.get("confirmed"):
+        return list(t["confirmation_lines"])
+    return [f"not confirmed: the best trial is the search's best of N (overstated); run `{t['confirm_command']}` "
+            "(objective.confirm above 0) for the confirmation: the best configurations, the best rule of thumb and "
+            "the default re-measured interleaved"]
+
+
+def confirmed_gain(conf: dict[str, Any]) -> dict[str, Any] | None:
+    """The recommendation's confirmed gain over the default, {margin, low, high} (None: the defaults are kept)."""
+    if conf.get("recommends_rule") and conf.get("rule"):
+        r = conf["rule"]
+        return {"margin": r["margin"], "low": r["low"], "high": r["high"]}
+    if conf.get("winner") == "default" or conf.get("decision") not in ("recommend", ""):
+        return None
+    return {"margin": conf.get("margin"), "low": conf.get("low"), "high": conf.get("high")}
+
+
+def gain_cell(t: dict[str, Any]) -> str:
+    """The table's cell of the confirmed gain: '+65.0% (+2.3% to +166.0%)', 'defaults kept' or 'unconfirmed'."""
+    if not t.get("confirmed"):
+        return "unconfirmed"
+    g = t.get("confirmed_gain")
+    return "defaults kept" if g is None else f"{pct(g['margin'])} ({pct(g['low'])} to {pct(g['high'])})"

@@ -70,6 +70,10 @@ class TargetFigures:
     cost_rule: CostObjective | None = None  # objective.cost: the rule, every trial's cost parts, the front
     points: list[Point] = field(default_factory=list)
     aggregate: str = "median"  # how a trial's value aggregates its repetitions (objective.aggregate)
+    confirmation: dict[str, Any] | None = None  # the campaign's confirmation (None: not confirmed)
+    claim: str = ""  # the confirmed recommendation's gain over the default and over the best rule of thumb
+    searched: tuple[str, ...] = ()  # the parameters the campaign searched
+    source: str = ""  # the campaign file (the command that confirms it names it)
 
     @property
     def tier(self) -> Tier:
@@ -154,6 +158,8 @@ def target_figures(rt: Runtime, study: optuna.Study) -> TargetFigures:
         node_hours=node_h, bb_node_hours=bb_h, time_spent_s=float(s["time_spent_s"]), importance=importance(study),
         canonical_unit=c.objective.unit, cost_rule=c.objective.cost,
         points=points(study) if c.objective.cost is not None else [], aggregate=c.objective.aggregate,
+        confirmation=s.get("confirmation"), claim=str(s.get("claim", "")),
+        searched=tuple(p.name for p in rt.space.active), source=str(c.source or f"{c.name}.yaml"),
     )
 
 

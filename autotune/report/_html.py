@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, gain_cell, num, versus_text
 from autotune.report._plots import PLOTS
 
 CSS = """
@@ -31,14 +31,14 @@ def _table(data: dict[str, Any]) -> str:
     u = data["unit"]
     head = ("target", "best trial (" + " / ".join(sorted({aggregate_label(t.get("aggregate", "median"))
                                                           for t in data["targets"]}) or ["median of N"]) + ")",
-            "spread of repetitions", "default", "speedup over default",
-            "node-hours", "BB node-hours")
+            "spread of repetitions", "default", "speedup over default (search's best)",
+            "confirmed gain over default (95% interval)", "node-hours", "BB node-hours")
     rows = []
     for t in data["targets"]:
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
         bb = f"{t['bb_node_hours']:.4g}" if bills_bb(t) else "–"
         cells = (t["label"], num(t.get("best_value"), u), spread, num(t.get("default_value"), u),
-                 f"{num(t.get('speedup_over_default'))}x", f"{t['node_hours']:.4g}", bb)
+                 f"{num(t.get('speedup_over_default'))}x", gain_cell(t), f"{t['node_hours']:.4g}", bb)
         cls = ' style="font-weight:bold"' if t["label"] == data["winner"] else ""
         rows.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
     return ("<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
@@ -64,6 +64,7 @@ def _target(t: dict[str, Any]) -> str:
         f"<tr><th>speedup over default</th><td>{_e(num(t.get('speedup_over_default')))}x</td></tr>"
         f"<tr><th>cost</th><td>{t['node_hours']:.4g} node-hours ({t['nodes']} node(s) × {t['run_seconds']:.4g} s)"
         + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "") + "</td></tr></table>")
+    parts.append("<p>Confirmation:</p><pre>" + _e("\n".join(confirmation_text(t))) + "</pre>")
     parts.append("<p>Best configuration:</p><pre>" + _e("\n".join(config_lines(t["best_config"]))) + "</pre>")
     hints = t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing"
     parts.append("<p>Hints for the job script:</p><pre>" + _e(hints) + "</pre></div>")

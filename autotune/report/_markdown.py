@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, front_lines, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, gain_cell, num, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -33,6 +33,7 @@ def _target(t: dict[str, Any]) -> list[str]:
             + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "")]
     if t["importance"]:
         out.append("- parameter importance: " + ", ".join(f"{k} {v:.2f}" for k, v in t["importance"].items()))
+    out += ["", "Confirmation:", "", "```", *confirmation_text(t), "```"]
     out += ["", "Best configuration:", "", "```", *config_lines(t["best_config"]), "```", "",
             "Hints to paste into the job script:", "", "```",
             t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing",
@@ -44,12 +45,13 @@ def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> 
     """The summary: the recommendation, the side-by-side table, each target, the plot files."""
     u = data["unit"]
     lines = [f"# {title}", "", f"**Recommendation.** {data['recommendation']}", "",
-             "| target | best | repetitions spread | default | speedup | node-hours | BB node-hours |",
-             "|---|---|---|---|---|---|---|"]
+             "| target | best | repetitions spread | default | speedup (search's best) | confirmed gain (95% interval) "
+             "| node-hours | BB node-hours |",
+             "|---|---|---|---|---|---|---|---|"]
     for t in data["targets"]:
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
         lines.append(f"| {t['label']} | {num(t.get('best_value'), u)} | {spread} | {num(t.get('default_value'), u)} "
-                     f"| {num(t.get('speedup_over_default'))}x | {t['node_hours']:.4g} | "
+                     f"| {num(t.get('speedup_over_default'))}x | {gain_cell(t)} | {t['node_hours']:.4g} | "
                      + (f"{t['bb_node_hours']:.4g} |" if bills_bb(t) else "– |"))
     lines.append("")
     if data["versus"]:

@@ -166,13 +166,24 @@ def _resource(f: TargetFigures) -> tuple[str, Callable[[TrialRow], int | None]]:
     return "MPI-IO aggregators", lambda r: r.aggregators
 
 
+RESOURCE_PARAMS = {"BB nodes": "bb.nodes", "stripe count (OSTs)": "lustre.stripe_count",
+                   "MPI-IO aggregators": "mpiio.cb_nodes"}
+
+
+def searched_resource(f: TargetFigures) -> bool:
+    """Whether the campaign searched the resource its scaling plot would draw (never a plot of a fixed value)."""
+    return RESOURCE_PARAMS[_resource(f)[0]] in f.searched
+
+
 def scaling(figs: list[TargetFigures]) -> str:
     """The value against the resource that scales the target: BB nodes, stripe count (or aggregators)."""
     fig, axes = plt.subplots(1, len(figs), figsize=(3.8 * len(figs), 3.0), squeeze=False)
     for i, (f, ax) in enumerate(zip(figs, axes[0], strict=True)):
         name, get = _resource(f)
         pts = [(x, float(r.value)) for r in f.trials if r.value is not None and (x := get(r)) is not None]
-        if not pts:
+        if not searched_resource(f):
+            _empty(ax, f"{name}: not searched by this campaign")
+        elif not pts:
             _empty(ax, f"no {name} recorded")
         else:
             xs, ys = zip(*pts, strict=True)
@@ -265,7 +276,7 @@ def _over_trials(fig: Figure, ax: Any, figs: list[TargetFigures], xlabel: str, e
 PLOTS: dict[str, str] = {
     "overview": "Default and tuned per target", "history": "Optimisation history",
     "repetitions": "Repetitions per trial", "importance": "Parameter importance",
-    "slices": "Parameters that matter", "scaling": "Value vs BB nodes / stripe count",
+    "slices": "Parameters that matter", "scaling": "Value against the searched resource (BB nodes, stripe count or aggregators)",
     "pareto": "Pareto front: time against cost (objective.cost)",
     "production": "Production jobs as trials",
 }
@@ -274,7 +285,9 @@ PLOTS: dict[str, str] = {
 def all_plots(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, str]:
     """Every plot of the report, as SVG text, by name (the keys of ``PLOTS``)."""
     out = {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
-           "importance": importance(figs), "slices": slices(figs), "scaling": scaling(figs)}
+           "importance": importance(figs), "slices": slices(figs)}
+    if any(searched_resource(f) for f in figs):  # no plot of a parameter no campaign searched
+        out["scaling"] = scaling(figs)
     if any(r.service for f in figs for r in f.trials):  # production jobs as trials (autotune ask/tell)
         out["production"] = production(figs)
     if cmp.cost_rule is not None:  # campaigns with objective.cost: the front per target

@@ -128,22 +128,47 @@ def recommendation(cmp: Comparison, figs: list[TargetFigures]) -> str:
     w = cmp.winner
     assert w is not None and w.best is not None
     app = w.app
+    confirmed = confirmed_lines(figs)
     if len(cmp.ranking) < 2:
-        return f"Only {w.label} has results so far: run the other campaign(s) to compare."
+        return confirmed
     m = cmp.margin
     assert m is not None
     what = "more bandwidth" if cmp.maximize else "less time"
     hints = "its default settings" if w.best_is_default else "the tuned hints below"
+    apart = (" The campaigns were not measured side by side (each at its own time and load): the comparison across "
+             "them is of the searches' best of N, not confirmed; each campaign's gain over its own default above is.")
     if cmp.significant:
-        return (f"Use {w.label} for {app} with {hints}: {_pct(m.advantage)} {what} than the best on {m.b} "
-                f"(95% interval {_pct(m.low)} to {_pct(m.high)}, larger than the {_pct(cmp.jitter)} jitter "
-                "between repetitions).")
-    head = (f"{w.label} and {m.b} are within the run-to-run jitter for {app} ({_pct(m.advantage)} {what}, "
-            f"95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): either will do; ")
+        return (f"{confirmed}{apart} Across campaigns: use {w.label} for {app} with {hints}: {_pct(m.advantage)} {what} "
+                f"than the best on {m.b} (95% bootstrap interval {_pct(m.low)} to {_pct(m.high)} of the searches' "
+                f"bests, larger than the {_pct(cmp.jitter)} jitter between repetitions).")
+    head = (f"{confirmed}{apart} Across campaigns: {w.label} and {m.b} are within the run-to-run jitter for {app} "
+            f"({_pct(m.advantage)} {what}, 95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): "
+            "either will do; ")
     cheap = cheaper_than(w, cmp.ranking[1], cmp.jitter)
     if cheap is None:
         return head + f"their costs are within the noise too, so take {w.label}."
     return head + f"{cheap} is the cheaper to run."
+
+
+def confirmed_lines(figs: list[TargetFigures]) -> str:
+    """Each campaign's confirmed recommendation (its gain over its own default and over its best rule of thumb,
+    measured interleaved), or, unconfirmed, the search's best of N said to be so, with the command that confirms."""
+    out = []
+    for f in figs:
+        if f.best is None:
+            continue
+        source = f.source or f"{f.campaign}.yaml"
+        b, d = f.best.value, f.default.value if f.default is not None else None
+        if f.confirmation and f.claim:
+            out.append(f"{f.label}: confirmed {f.claim[0].lower()}{f.claim[1:]}.")
+        elif b and d:
+            ratio = b / d if f.maximize else d / b
+            out.append(f"{f.label}: unconfirmed: the search's best of N is {ratio:.2f}x its default (the luckiest "
+                       f"of many configurations: overstated); confirm with `autotune tune {source}` (objective.confirm "
+                       "above 0: the confirmation runs when the budget is spent).")
+        else:
+            out.append(f"{f.label}: unconfirmed: no default measured; confirm with `autotune tune {source}`.")
+    return " ".join(out)
 
 
 COST_NOISE = 0.10  # node-hours come from measured wall times: a smaller relative difference is noise

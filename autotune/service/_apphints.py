@@ -22,11 +22,13 @@ class AppHints:
     mpi_flavour: str
     known: Known
     others: list[str]  # the other systems the app has studies on (when --system was not given)
+    system: str = ""  # the system of the study that answered
 
 
 def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
     """The most recently created study of ``app`` (on ``system`` if given) with a completed trial; None when
     nothing is recorded. A profile that is not shipped (a campaign's own file) is a ConfigError naming it."""
+    from autotune.campaign import shown_not_in_effect
     from autotune.pattern import IOPattern
     from autotune.service._bestrecord import known as recorded
     from autotune.space import load_space
@@ -56,10 +58,12 @@ def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
         pattern = IOPattern.from_dict({k: v for k, v in (rec.pattern or {}).items()
                                        if k not in ("data_bytes", "ranks_per_node") and v is not None}, f"study {name!r} pattern")
         space = load_space(str(rec.space)).bind(profile, fs, pattern)
-        config = recommended(rec, best, space.from_optuna(best.params), space.default_config())
+        unapplied = shown_not_in_effect(study, best)
+        config = recommended(rec, best, space.from_optuna(best.params), space.default_config(), unapplied)
         g, interval = gain(best, default, study.direction == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
-        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval, rec.confirmation)
+        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval, rec.confirmation,
+                      unapplied)
         others = sorted(systems - {profile.name}) if system is None else []
-        return AppHints(resolve(config, profile, fs, pattern), profile.mpi_flavour, known, others)
+        return AppHints(resolve(config, profile, fs, pattern), profile.mpi_flavour, known, others, profile.name)
     return None

@@ -11,7 +11,7 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune import trialrecord
-from autotune.hints import inert, measured_phases
+from autotune.hints import acting, measured_phases
 
 BOOTSTRAP = 2000
 
@@ -28,6 +28,7 @@ class Known:
     gain: float | None = None  # best / default (>1: better), from the medians of the repetitions
     interval: tuple[float, float] | None = None
     confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/verify/_recommend.py), if it ran
+    not_in_effect: dict[str, Any] | None = None  # what the recommended configuration's trial showed not in effect
 
     def config(self, rt: Any) -> dict[str, Any]:
         """The settings to hand out with campaign runtime ``rt``: the confirmed recommendation, else the best
@@ -35,7 +36,7 @@ class Known:
         c = rt.campaign
         rec = trialrecord.StudyRecord(fixed=dict(rt.space.fixed), metric=c.objective.metric,
                                       pattern={"phases": list(c.app.pattern.phases)}, confirmation=self.confirmation)
-        return recommended(rec, self.frozen, rt.config_of(self.frozen), rt.space.default_config())
+        return recommended(rec, self.frozen, rt.config_of(self.frozen), rt.space.default_config(), self.not_in_effect)
 
     def describe(self) -> str:
         c = self.confirmation
@@ -51,21 +52,20 @@ class Known:
         return f"from study {self.study!r} trial {self.trial} ({self.match}, {self.date}): {g}"
 
 
-def recommended(study: trialrecord.StudyRecord, best: FrozenTrial, config: dict[str, Any], default: dict[str, Any]
-                ) -> dict[str, Any]:
-    """The settings a campaign recommends: its confirmation's (changed settings that proved to matter),
-    else the best trial's settings that differ from the default and can act on the measured phases."""
-    fixed = dict(study.fixed or {})
+def recommended(study: trialrecord.StudyRecord, best: FrozenTrial, config: dict[str, Any], default: dict[str, Any],
+                not_in_effect: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The settings a campaign recommends (``autotune export``'s ``recommended_config``): its confirmation's (changed
+    settings that proved to matter), else the best trial's settings that differ from the default; either way
+    only those that can act (``acting``: not inert, not shown ``not_in_effect`` by their trial)."""
     conf = study.confirmation
     if conf is not None:
-        return {**fixed, **dict(conf.get("recommended") or {})}
-    if trialrecord.read(best).is_default:
-        return fixed
+        kept = dict(conf.get("recommended") or {})
+    elif trialrecord.read(best).is_default:
+        kept = {}
+    else:
+        kept = {k: v for k, v in config.items() if default.get(k) != v}
     phases = measured_phases(study.metric or "", (study.pattern or {}).get("phases") or ("write",))
-    changed = {k: v for k, v in config.items() if default.get(k) != v}
-    for name in inert(changed, phases):
-        changed.pop(name)
-    return {**fixed, **changed}
+    return acting({**dict(study.fixed or {}), **kept}, phases, not_in_effect if kept else {}, kept)[0]
 
 
 def _reps(t: FrozenTrial) -> list[float]:
@@ -110,6 +110,7 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
                space_name: str, feasible: Any) -> Known | None:
     """The exact study's best trial, else the best of the nearest recorded study on the same system and
     space (same app first, then the nearest pattern); None when nothing completed is known."""
+    from autotune.campaign import shown_not_in_effect
     from autotune.service._bestrecord import known
 
     ranked: list[tuple[float, str, str]] = []
@@ -133,5 +134,5 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
         g, interval = gain(best, default, study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
         conf = trialrecord.read_study(study).confirmation
-        return Known(best, name, best.number, when, match, g, interval, conf)
+        return Known(best, name, best.number, when, match, g, interval, conf, shown_not_in_effect(study, best))
     return None

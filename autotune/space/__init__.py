@@ -10,14 +10,18 @@ from autotune.space._relevance import (
     OMPIO_ONLY_SETTINGS,
     PHASE_SETTINGS,
     ROMIO_ONLY_SETTINGS,
+    acting,
     inert,
     measured_phases,
+    not_applied,
     other_component,
 )
 from autotune.space._space import Rule, SearchSpace, default_rules, fixed_value, load_space
+from autotune.space._thumb import Baseline, rules_of_thumb
 
 __all__ = [
     "AGGREGATOR_SETTINGS", "CATALOGUE", "COMPONENT_RULES", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS",
-    "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
-    "aggregators", "context_env", "default_rules", "fixed_value", "inert", "load_space", "measured_phases", "other_component",
+    "Baseline", "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
+    "acting", "aggregators", "context_env", "default_rules", "fixed_value", "inert", "load_space", "measured_phases",
+    "not_applied", "other_component", "rules_of_thumb",
 ]

@@ -1,11 +1,13 @@
 """Settings that cannot act, so are never exported: aggregator hints without collective buffering, the BB
-node count in DataWarp private mode, and settings of a phase the objective does not measure (a read hint on
-a write-bandwidth campaign)."""
+node count in DataWarp private mode, settings of a phase the objective does not measure (a read hint on
+a write-bandwidth campaign), and settings their own trial showed not in effect."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
+
+from autotune.space._catalogue import CATALOGUE
 
 # Settings that only shape collective buffering (the aggregators and their buffer).
 AGGREGATOR_SETTINGS = ("mpiio.cb_nodes", "mpiio.cb_buffer_size", "mpiio.cb_config_list", "cray.cb_nodes_multiplier",
@@ -71,3 +73,29 @@ def inert(config: Mapping[str, Any], phases: Sequence[str] = ("write",)) -> dict
     if "read" in phases:
         why = "collective buffering is disabled for writes and reads, so the aggregators do not exist"
     return {**out, **{k: why for k in AGGREGATOR_SETTINGS if k in config}}
+
+
+def not_applied(config: Mapping[str, Any], not_in_effect: Mapping[str, Any]) -> dict[str, str]:
+    """The settings of ``config`` whose MPI-IO hint (or Open MPI MCA parameter, ``mca:<name>``) a run showed not in
+    effect (``not_in_effect``: a trial's ``hints_not_in_effect``), each with why."""
+    out: dict[str, str] = {}
+    for name in config:
+        known = CATALOGUE.get(name)
+        keys = (known.mpi_info, f"mca:{known.mca}" if known.mca else None) if known is not None else ()
+        for key in keys:
+            if key is not None and key in not_in_effect:
+                seen = not_in_effect[key]
+                why = seen.get("why") if isinstance(seen, Mapping) else None
+                out[name] = f"its trial showed {key} not in effect" + (f" ({why})" if why else "")
+    return out
+
+
+def acting(config: Mapping[str, Any], phases: Sequence[str], not_in_effect: Mapping[str, Any] | None = None,
+           judged: Collection[str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """``config`` without the settings that cannot act on ``phases`` (``inert``, judged on the whole configuration:
+    a fixed ``romio_cb_write=disable`` makes a searched ``cb_nodes`` inert) and those of ``judged`` (default: all;
+    the searched ones, where a campaign's fixed settings stay its own choice) that their trial showed not in
+    effect (``not_applied``); and the dropped settings with why."""
+    shown = not_applied({k: v for k, v in config.items() if judged is None or k in judged}, not_in_effect or {})
+    dropped = {**shown, **inert(config, phases)}
+    return {k: v for k, v in config.items() if k not in dropped}, dropped

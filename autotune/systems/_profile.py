@@ -14,7 +14,7 @@ from autotune.errors import ConfigError
 from autotune.systems._charge import DEFAULT_CHARGE, Charge, parse_charge
 from autotune.systems._pfl import parse_pfl
 from autotune.systems.detect import detect_cores
-from autotune.tiers import LUSTRE, TIERS, Tier
+from autotune.tiers import LUSTRE, TIERS, RuleOfThumb, Tier
 from autotune.units import parse_size
 
 FS_KINDS = tuple(TIERS.names())
@@ -57,6 +57,7 @@ class FileSystem:
     pcc_archive_id: int | None = None  # pcc: the RW-PCC backend's HSM archive id (lfs pcc attach -i)
     pcc_project: int | None = None     # pcc: the project id the site's auto-cache rule matches (lfs project -p)
     request: str = ""                 # nvme: how a job asks for the local flash at this site (a comment in exports)
+    rules_of_thumb: tuple[RuleOfThumb, ...] = ()  # the site's documented presets (its own, after the tier's)
 
     @property
     def tier(self) -> Tier:
@@ -150,7 +151,7 @@ class SystemProfile:
 _FS_KEYS = frozenset({
     "kind", "path", "description", "osts", "oss", "default_stripe_count", "default_stripe_size",
     "bb_nodes", "pools", "default_pool", "stripe_size", "model", "pfl",
-    "node_capacity", "compute_per_rabbit", "rabbits", "pcc_archive_id", "pcc_project", "request",
+    "node_capacity", "compute_per_rabbit", "rabbits", "pcc_archive_id", "pcc_project", "request", "rules_of_thumb",
 })
 _TOP_KEYS = frozenset({"name", "description", "mpi", "node", "filesystems", "default_filesystem", "scheduler", "model",
                        "charge"})
@@ -195,7 +196,28 @@ def _parse_fs(name: str, data: Any, where: str) -> FileSystem:
         pcc_archive_id=positive_int(d["pcc_archive_id"], f"{where}.pcc_archive_id") if "pcc_archive_id" in d else None,
         pcc_project=positive_int(d["pcc_project"], f"{where}.pcc_project") if "pcc_project" in d else None,
         request=plain_text(str(d.get("request", "")), f"{where}.request", "one line"),
+        rules_of_thumb=_rules_of_thumb(d.get("rules_of_thumb"), f"{where}.rules_of_thumb"),
     )
+
+
+def _rules_of_thumb(value: Any, where: str) -> tuple[RuleOfThumb, ...]:
+    """A profile's ``rules_of_thumb``: a list of ``{name, settings: {parameter: value or expression}, source,
+    when}`` (the site's documented presets; ``source`` is required: a rule without one is a guess)."""
+    out: list[RuleOfThumb] = []
+    for i, item in enumerate(expect(value or [], list, where, "a list of rules")):
+        w = f"{where}[{i}]"
+        r = check_keys(item, {"name", "settings", "source", "when"}, w, required=("name", "settings", "source"))
+        settings = expect(r["settings"], dict, f"{w}.settings", "a mapping of parameters to values")
+        if not settings:
+            raise ConfigError(f"{w}.settings: at least one setting is required")
+        for k, v in settings.items():
+            expect(v, (int, float, str), f"{w}.settings.{k}", "a number, a choice or an expression")
+        name = plain_text(str(r["name"]), f"{w}.name", "a name")
+        if name in {x.name for x in out}:
+            raise ConfigError(f"{w}.name: {name!r} is already a rule of this file system")
+        out.append(RuleOfThumb(name, dict(settings), plain_text(str(r["source"]), f"{w}.source", "one line"),
+                               str(r.get("when", ""))))
+    return tuple(out)
 
 
 def _pfl(value: Any, where: str) -> str:

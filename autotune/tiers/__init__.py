@@ -7,7 +7,7 @@ comparing kind names; the names live only in the tier classes (and in the YAML p
 from __future__ import annotations
 
 from autotune._registry import NOT_ONE_OF, Registry
-from autotune.tiers._base import Tier
+from autotune.tiers._base import RuleOfThumb, Tier
 from autotune.tiers._kinds import (
     DATAWARP,
     LUSTRE,
@@ -39,4 +39,4 @@ def by_mount_type(fstype: str) -> Tier | None:
 
 
 __all__ = ["DATAWARP", "LUSTRE", "NVME", "PCC", "POSIX", "RABBIT", "TIERS", "DataWarp", "Lustre", "NodeNvme", "Pcc",
-           "Posix", "Rabbit", "Tier", "by_mount_type", "tier"]
+           "Posix", "Rabbit", "RuleOfThumb", "Tier", "by_mount_type", "tier"]

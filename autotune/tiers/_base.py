@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
+
+
+@dataclass(frozen=True)
+class RuleOfThumb:
+    """A configuration a user would try first, with its public source: ``settings`` maps parameters to values
+    or expressions over the target's names (``app.nodes``, ``fs.osts``), as a search space's defaults do; the
+    rule applies where ``when`` (an expression, empty: always) holds. Every setting it does not name stays at
+    its default as the MPI-IO layer derives it (Cray MPI-IO's aggregators follow the stripe count)."""
+
+    name: str
+    settings: Mapping[str, str | int | float]
+    source: str
+    when: str = ""
 
 
 class Grains(Protocol):
@@ -47,6 +61,8 @@ class Tier:
     - ``bills_bb_nodes``: the cost counts burst-buffer node-hours.
     - ``stripes``: Lustre striping parameters (``lustre.*``) apply to it directly.
     - ``rabbit_types``: the file systems a Rabbit allocation can be (``rabbit.type``), empty elsewhere.
+    - ``rules_of_thumb``: what a user tries first on this kind of storage (``RuleOfThumb``, each with its source);
+      a campaign runs them right after the default and weighs its recommendation against the best of them.
     """
 
     name: ClassVar[str]
@@ -64,6 +80,7 @@ class Tier:
     bills_bb_nodes: ClassVar[bool] = False
     stripes: ClassVar[bool] = False
     rabbit_types: ClassVar[tuple[str, ...]] = ()
+    rules_of_thumb: ClassVar[tuple[RuleOfThumb, ...]] = ()
 
     def missing(self, present: Collection[str]) -> str | None:
         """What a profile entry of this kind lacks, given the keys it sets; None when it has everything."""

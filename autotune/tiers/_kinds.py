@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from autotune.tiers._base import Pools, Tier, Writes
+from autotune.tiers._base import Pools, RuleOfThumb, Tier, Writes
 
 
 class Lustre(Tier):
@@ -20,6 +20,15 @@ class Lustre(Tier):
     profile_needs = ((("osts",), "a lustre file system needs 'osts' (PCC caches a Lustre file system)"),)
     space = "lustre-cray"
     stripes = True
+    rules_of_thumb = (
+        RuleOfThumb("stripe-per-node", {"lustre.stripe_count": "min(app.nodes, fs.osts)", "lustre.stripe_size": 1 << 20},
+                    "PnetCDF's hint nc_striping=auto (its default): stripe count = the compute nodes of the "
+                    "communicator, capped at the available OSTs, stripe size 1 MiB (PnetCDF release notes, PR #222; "
+                    "its Lustre driver)"),
+        RuleOfThumb("all-osts", {"lustre.stripe_count": "fs.osts"},
+                    "lfs setstripe -c -1: stripe over every OST, the Lustre wiki's advice for large files written "
+                    "by many clients (Lustre Striping Best Practices)"),
+    )
 
 
 class DataWarp(Tier):
@@ -36,6 +45,14 @@ class DataWarp(Tier):
     space = "datawarp-cray"
     dw_allocation = True
     bills_bb_nodes = True
+    rules_of_thumb = (
+        RuleOfThumb("bb-nodes-per-node", {"bb.nodes": "max(1, min(app.nodes, floor(app.ranks / 4)))"},
+                    "NERSC Burst Buffer tuning page: scale the BB nodes with the compute nodes, with more than 4 MPI "
+                    "processes per BB node"),
+        RuleOfThumb("no-collective-buffering", {"mpiio.romio_cb_write": "disable"},
+                    "NERSC Burst Buffer tuning page: shared-file MPI-IO on the burst buffer up to 5x faster with "
+                    "romio_cb_write=disable"),
+    )
 
     def bb_nodes(self, config: Mapping[str, Any], fs: Pools, pattern: Writes) -> int:
         """The BB nodes a striped allocation gets: ``bb.nodes`` if set, else the fewest grains of the pool
@@ -100,6 +117,11 @@ class Posix(Tier):
     label = "POSIX"
     probed = True
     space = "local-romio"
+    rules_of_thumb = (
+        RuleOfThumb("mpi-io-default-aggregators", {"mpiio.cb_nodes": "app.nodes"},
+                    "ROMIO's default cb_nodes: one aggregator per host (ROMIO Users Guide, hints for collective "
+                    "buffering)"),
+    )
 
 
 LUSTRE = Lustre()

@@ -31,6 +31,8 @@ class TrialRecord:
     is_default: bool = field(default=False, metadata=_doc("the system's default configuration (the reference of every gain)"))
     baseline: bool = field(default=False, metadata=_doc("the application's own settings (campaign ``baseline``)"))
     initial: bool = field(default=False, metadata=_doc("queued by the warm or model-informed start"))
+    rule_of_thumb: str = field(default="", metadata=_doc(
+        "the rule(s) of thumb whose configuration it runs (queued after the default; names joined by ' = ')"))
     retry_of: int | None = field(default=None, metadata=_doc("the trial this one runs again (an interrupted or lost run)"))
     warm_start_of: int | None = field(default=None, metadata=_doc("the trial of the earlier study this one was copied from"))
     proposed_by: str = field(default="", metadata=_doc(

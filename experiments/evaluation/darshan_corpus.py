@@ -36,20 +36,26 @@ def _quiet(argv: list[str]) -> tuple[int, str]:
 
 
 def undamaged(logs: list[Path]) -> int:
-    """One row per log; returns the number of campaigns."""
+    """One row per log; returns the number of campaigns. A log whose command line names no output path (init
+    stops rather than draft a command that writes over the job's output) is tried again with --target model."""
     campaigns = 0
     print(f"{'log':44} {'outcome':9} {'target / reason'}")
     for log in logs:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "c.yaml"
+            extra: list[str] = []
             rc, err = _quiet(["init", "--from-darshan", str(log), "-o", str(out)])
+            if rc == 2 and "names it, so every trial would write over it" in err:
+                extra = ["--target", "model"]
+                rc, err = _quiet(["init", "--from-darshan", str(log), "-o", str(out), *extra])
             if rc == 0:
                 ok_space = _quiet(["space", str(out)])[0] == 0
                 ok_dry = _quiet(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(Path(tmp) / "w")])[0] == 0
-                init = build(log)
+                init = build(log, model=bool(extra))
                 where = f"{'draft ' if init.target.draft else ''}{init.target.system.name}:{init.target.fs.name} " \
                         f"({init.target.kind}, {init.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
-                        f"dry run {'ok' if ok_dry else 'FAILED'}"
+                        f"dry run {'ok' if ok_dry else 'FAILED'}" + ("; on the model: no argument names its output"
+                                                                     if extra else "")
                 campaigns += ok_space and ok_dry
                 print(f"{log.parent.name + '/' + log.name[:30]:44} {'campaign':9} {where}")
             else:

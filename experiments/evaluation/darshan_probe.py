@@ -9,6 +9,8 @@ inputs that are no log at all (empty, a directory, a FIFO, text, random bytes, a
 - ``init``: exit 0 with a campaign (stderr: nothing, or one notice line naming the file) or exit 2 with one
   stderr line naming the file; never a traceback or "internal error"; within ``--limit`` seconds. Cases
   with an expectation (a gzip copy reads like the log, a cut log is an error, ...) must meet it.
+- a campaign's command names no file the job wrote (its output moved under ``{data_dir}``), and its data
+  directory (``target.path``) is no file system's mount point (``writes_outside``).
 - extractor: one line (a value or the reason), exit 0, within ``--limit`` seconds.
 
 Prints one row per case and entry point (case, exit code, first stderr line, seconds) and exits 1 on any rule
@@ -26,6 +28,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 from experiments.evaluation.darshan_variants import Case, log_cases, other_cases, shipped_logs
 
@@ -45,6 +49,7 @@ class Row:
     err: str
     seconds: float
     broken: str = ""
+    campaign: str = ""   # init's campaign text (exit 0)
 
     @property
     def first(self) -> str:
@@ -76,8 +81,27 @@ def probe(case: Case, work: Path, limit: float) -> list[Row]:
         argv = ([sys.executable, "-m", "autotune.cli", "init", "--from-darshan", str(target), "-o", "c.yaml"]
                 if entry == "init" else [sys.executable, "-c", EXTRACT, str(target)])
         rc, err, secs = _run(argv, where, limit)
-        rows.append(Row(case, entry, rc, err.replace(str(where) + "/", ""), secs))
+        written = where / "c.yaml"
+        rows.append(Row(case, entry, rc, err.replace(str(where) + "/", ""), secs,
+                        campaign=written.read_text() if entry == "init" and rc == 0 and written.exists() else ""))
     return rows
+
+
+def writes_outside(text: str) -> str:
+    """What of a campaign would write outside its data directory: a command argument naming a file the job
+    wrote (the header's file lines), a data directory at a mount point of the job's files ('' when none)."""
+    data = yaml.safe_load(text)
+    files = [ln[4:] for ln in text.splitlines() if ln.startswith("#   /") and " written, " in ln]
+    written = {f.split(": ")[0] for f in files if not f.split(": ", 1)[1].startswith("0 B written")}
+    mounts = {f.split(" (as ")[0].split()[-1].rstrip("/") or "/" for f in files}
+    command = data.get("app", {}).get("command") or []
+    if any(arg in written for arg in command[1:]):
+        return "the command names a file the job wrote"
+    target = data.get("target")
+    path = str(target.get("path") or "") if isinstance(target, dict) else ""
+    if path and (path.rstrip("/") or "/") in mounts | {"/"}:
+        return f"the data directory {path} is a file system's mount point"
+    return ""
 
 
 def decide(row: Row, undamaged_rc: int | None, limit: float) -> str:
@@ -104,7 +128,7 @@ def decide(row: Row, undamaged_rc: int | None, limit: float) -> str:
         return f"the first stderr line does not say {row.case.want!r}"
     if row.rc == 0 and lines and row.case.filename not in lines[0]:
         return "a notice that does not name the file"
-    return ""
+    return writes_outside(row.campaign) if row.campaign else ""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -217,3 +217,76 @@ def test_settings_that_only_act_together_are_kept_together() -> None:
         conf = confirm(DEFAULT, [(7, winner)], 12, noisy, maximize=True)
         assert conf.proven and conf.recommended == {"mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "disable"}
         assert set(conf.ablation) == {"mpiio.cb_nodes", "mpiio.romio_ds_write"} and not conf.dropped
+
+
+def test_a_winner_shown_better_than_the_best_rule_of_thumb_is_recommended_with_both_gains() -> None:
+    """cb_nodes=4 doubles the bandwidth; the rule (cb_nodes=2) gives +20%: the winner beats both, each shown."""
+    def truth(c: Config) -> float:
+        return 100.0 * {4: 2.0, 2: 1.2}.get(c["mpiio.cb_nodes"], 1.0)
+
+    winner, rule = {**DEFAULT, "mpiio.cb_nodes": 4}, {**DEFAULT, "mpiio.cb_nodes": 2}
+    bench = Bench(truth)
+    conf = confirm(DEFAULT, [(7, winner)], 3, bench, maximize=True, rule=(2, rule, "two-aggregators"))
+    assert {c["mpiio.cb_nodes"] for c, _ in bench.calls[:3]} == {1, 2, 4}  # the rule runs in the same rounds
+    assert conf.proven and not conf.recommends_rule and conf.recommended == {"mpiio.cb_nodes": 4}
+    assert conf.rule is not None and conf.over_rule is not None
+    assert 0.1 < conf.rule["low"] < conf.rule["margin"] < conf.rule["high"] < 0.3  # the rule: about +20%
+    assert 0.5 < conf.over_rule["low"] < conf.over_rule["margin"] < conf.over_rule["high"] < 0.9  # 2.0/1.2: +67%
+    claim = conf.claim()
+    assert "over the default (95% interval" in claim and "over the best rule of thumb two-aggregators" in claim
+
+
+def test_a_winner_not_shown_better_than_the_rule_gives_way_to_the_rule_and_says_so() -> None:
+    """The search's winner and the rule both double the bandwidth: the rule is what the user would do anyway."""
+    def truth(c: Config) -> float:
+        return 200.0 if c["mpiio.cb_nodes"] == 4 or c["mpiio.romio_cb_write"] == "enable" else 100.0
+
+    winner = {**DEFAULT, "mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "enable"}
+    rule = {**DEFAULT, "mpiio.romio_cb_write": "enable"}
+    bench = Bench(truth)
+    conf = confirm(DEFAULT, [(7, winner)], 6, bench, maximize=True, rule=(1, rule, "cb-on"))
+    assert conf.proven and conf.recommends_rule and conf.recommended == {"mpiio.romio_cb_write": "enable"}
+    assert not conf.ablation  # the rule is recommended as its source gives it: nothing of the winner is ablated
+    assert "not shown better than the rule of thumb cb-on" in conf.verdict()
+    assert "recommendation: the rule of thumb cb-on" in conf.claim()
+    assert "winner trial 7 over the rule of thumb cb-on" in "\n".join(conf.lines("bw"))
+
+
+def test_a_rule_that_is_a_candidate_is_measured_once_and_the_winner_is_the_rule() -> None:
+    winner = {**DEFAULT, "mpiio.cb_nodes": 4}
+    bench = Bench()
+    conf = confirm(DEFAULT, [(3, winner)], 3, bench, maximize=True, rule=(3, winner, "the-rule"))
+    assert len(bench.calls) >= 6 and len({str(c) for c, _ in bench.calls[:6]}) == 2  # two entries, not three
+    assert conf.proven and conf.over_rule is None and "it is the rule of thumb the-rule" in conf.claim()
+
+
+def test_the_summary_prints_the_ablation_and_says_what_it_showed_of_each_setting() -> None:
+    from autotune.campaign.study._report import winner_of
+    from autotune.campaign.verify._confirmation import Confirmation
+
+    conf = Confirmation(
+        rounds=9, candidates=[{"label": "default", "trial": -1, "config": DEFAULT, "values": [1.0]},
+                              {"label": "trial 11", "trial": 11, "config": {"a": 1}, "values": [2.0]},
+                              {"label": "trial 12", "trial": 12, "config": {"b": 2}, "values": [2.1]}],
+        winner="trial 12", margin=0.6, low=0.1, high=1.2, recommended={"mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "disable"},
+        ablation={"mpiio.cb_nodes": {"values": [1.0] * 9, "cost": 0.5, "low": 0.3, "high": 0.7},
+                  "mpiio.romio_ds_write": {"values": [1.0] * 9, "cost": 0.003, "low": -0.47, "high": 0.9}},
+        decision="recommend", bound=0.12)
+    text = "\n".join(conf.lines("bw"))
+    assert "ablation of the winner's settings (each reset to its default, 9 rounds" in text
+    assert "mpiio.cb_nodes: kept, shown to matter: dropping it cost +50.0% (95% interval +30.0% to +70.0%)" in text
+    assert ("mpiio.romio_ds_write: kept, not shown to matter: dropping it cost +0.3% (95% interval -47.0% to +90.0%)"
+            in text)
+    assert conf.shown_to_matter("mpiio.cb_nodes") and not conf.shown_to_matter("mpiio.romio_ds_write")
+    assert winner_of({**conf.__dict__}) == (12, {"b": 2})  # the configuration shown is the winner's, not trial 11's
+
+
+def test_a_rule_that_cannot_be_measured_is_never_recommended() -> None:
+    winner, rule = {**DEFAULT, "mpiio.cb_nodes": 4}, {**DEFAULT, "mpiio.cb_nodes": 2}
+    bench = Bench()
+
+    def failing_rule(config: Config, is_default: bool, number: int) -> float | None:
+        return None if config == rule else bench(config, is_default, number)
+
+    conf = confirm(DEFAULT, [(7, winner)], 3, failing_rule, maximize=True, rule=(2, rule, "broken"))
+    assert conf.proven and not conf.recommends_rule and conf.recommended == {"mpiio.cb_nodes": 4}

@@ -164,7 +164,8 @@ def test_a_queued_configuration_already_completed_is_not_run_again(tmp_path: Pat
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from autotune.cli import main
 
-    path = model_campaign(tmp_path, budget={"trials": 2, "run_timeout": "60s"})
+    path = model_campaign(tmp_path, budget={"trials": 2, "run_timeout": "60s"},
+                          sampler={"name": "random", "seed": 1, "rules_of_thumb": False})  # the twin runs third
     res = run(path)
     done = res.study.trials[1]
     res.study.enqueue_trial(done.params)  # e.g. a warm start or a retry naming a measured configuration

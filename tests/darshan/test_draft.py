@@ -16,7 +16,7 @@ from autotune.darshan import build, read_log
 from autotune.errors import ConfigError
 from autotune.systems import load_system
 
-from .conftest import PACKAGE, darshan
+from .conftest import IN_DATA, PACKAGE, darshan
 
 VPIC = PACKAGE / "tests" / "input" / "sample.darshan"              # Edison /scratch2 (Lustre), no profile
 NFS = PACKAGE / "tests" / "input" / "sample-dxt-simple.darshan"    # an NFS project directory
@@ -74,12 +74,12 @@ def test_nodes_make_cores_from_the_log(tmp_path: Path) -> None:
     (NO_MOUNTS, "unknown", "no mount"),
 ])
 def test_posix_sites_are_tuned_at_the_mpiio_layer(log: Path, fs_type: str, words: str, tmp_path: Path) -> None:
-    init = build(log)
+    init = build(log, command=IN_DATA)
     assert init.target.draft is not None and init.target.kind == "posix" and init.target.space == "local-romio"
     notice = next(n for n in init.notes if "striping is out of reach" in n)
     assert fs_type in notice and words in notice and "collective buffering" in notice
     out = tmp_path / "c.yaml"
-    assert _init(log, out) == 0
+    assert _init(log, out, "--app-command", *IN_DATA) == 0
     assert main(["space", str(out)]) == 0
     assert main(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
 
@@ -110,7 +110,7 @@ def _with_mount(monkeypatch: pytest.MonkeyPatch, log_path: Path, fs_type: str, m
 ])
 def test_every_posix_kind_gets_a_campaign(fs_type: str, words: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _with_mount(monkeypatch, NFS, fs_type)
-    init = build(NFS)
+    init = build(NFS, command=IN_DATA)
     assert init.target.draft is not None and init.target.fs.kind == "posix"
     assert any(words in n and f"{fs_type} at /yellow/usr/projects/eap" in n for n in init.notes)
     assert f"description: {fs_type} at /yellow/usr/projects/eap  # from the log" in init.target.draft.text
@@ -145,7 +145,7 @@ def test_an_existing_draft_is_not_overwritten(tmp_path: Path, capsys: pytest.Cap
 def test_a_lustre_mount_holding_a_profiles_directory_is_that_site(monkeypatch: pytest.MonkeyPatch) -> None:
     """Theta's profile describes /lus/theta-fs0/projects; a job on /lus/theta-fs0/scratch is on the same file system."""
     _with_mount(monkeypatch, VPIC, "lustre", "/lus/theta-fs0")
-    init = build(VPIC)
+    init = build(VPIC, command=IN_DATA)
     assert init.target.draft is None and init.target.system.name == "theta" and init.target.fs.name == "projects"
 
 
@@ -169,10 +169,10 @@ def test_a_node_count_that_is_no_power_of_two(monkeypatch: pytest.MonkeyPatch, t
 
     real = read_log(NFS)
     monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, nprocs=3000))
-    init = build(NFS)
+    init = build(NFS, command=IN_DATA)
     assert yaml.safe_load(init.text)["app"]["nodes"] == 47
     out = tmp_path / "c.yaml"
-    assert _init(NFS, out) == 0 and main(["space", str(out)]) == 0
+    assert _init(NFS, out, "--app-command", *IN_DATA) == 0 and main(["space", str(out)]) == 0
     from autotune.campaign import load_campaign
 
     c = load_campaign(out)
@@ -196,3 +196,22 @@ def test_a_stripe_size_the_space_cannot_hold(system: str | None, monkeypatch: py
     if system is None:
         assert init.target.draft is not None and init.target.fs.default_stripe_size == 1 << 20
         assert "the log's 128MiB is not a size the search space holds" in init.target.draft.text
+
+
+def test_hints_key_every_output_file_of_the_app() -> None:
+    """E3SM writes a large ``_h0`` and a small ``_h1`` history file (the small one is not a main file): the hint
+    pattern covers both; the interpreter's or a log file written through POSIX next to them does not widen it."""
+    from autotune.darshan import FileFigures
+    from autotune.darshan._campaign import _hint_files
+    from autotune.darshan._pattern import Derived
+
+    def f(name: str, written: int, layer: str = "MPI-IO") -> FileFigures:
+        return FileFigures(name, "/projects", "lustre", layer, "pnetcdf", True, 512, written, 0)
+
+    h0, h1, log = f("/projects/run/can_I_out_h0.nc", 90 << 30), f("/projects/run/can_I_out_h1.nc", 1 << 30), \
+        f("/projects/run/e3sm.log", 1 << 20, "POSIX")
+    d = Derived({"file_mode": "shared"}, [h0, h1, log], [h0], {"write": 91 << 30, "read": 0}, {}, 1.0, 0.0, False,
+                "lustre", "/projects")
+    assert _hint_files(d) == ["can_I_out_h*"]
+    d.files = [h0, log]
+    assert _hint_files(d) == ["can_I_out_h0.nc"]

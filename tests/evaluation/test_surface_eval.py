@@ -93,7 +93,7 @@ def test_the_model_in_the_loop_gives_way_when_the_runs_contradict_it() -> None:
     from autotune.campaign import ran_trials, run_campaign
 
     sc = next(s for s in load_scenarios() if s.name == "theta-ior-64m")
-    c = sc.campaign(sampler={"name": "autotune", "seed": 0, "prior": {"top": 3, "refit": True}},
+    c = sc.campaign(sampler={"name": "autotune", "seed": 0, "prior": {"top": 3, "refit": True}, "rules_of_thumb": False},
                     objective={"metric": "write_bandwidth_mib_s", "repeats": 1, "confirm": 0}, budget={"trials": 16},
                     launcher={"name": "variant", "variant": "aggregator-contention"}, study="loop-contradicted")
     study = run_campaign(c, out=io.StringIO()).study

@@ -30,9 +30,9 @@ def test_dw_capacity_is_nodes_times_granularity_rounded_down(nodes: int, expecte
 def test_export_formats_for_a_lustre_configuration() -> None:
     s = resolve({"lustre.stripe_count": 48, "lustre.stripe_size": 8 << 20, "mpiio.cb_nodes": 48,
                  "cray.cb_nodes_multiplier": 4}, SHAHEEN, SHAHEEN.filesystem("scratch"), PAT)
-    assert render("lfs", s, path="/scratch/run") == "lfs setstripe -c 48 -S 8m /scratch/run"
+    assert render("lfs", s, path="/scratch/run") == "mkdir -p /scratch/run && lfs setstripe -c 48 -S 8m /scratch/run"
     mpich = render("mpich", s, patterns=["wrfout*"])
-    assert mpich.startswith("export MPICH_MPIIO_HINTS='wrfout*:")
+    assert mpich.startswith("export MPICH_MPIIO_HINTS='wrfout*:") and ",*/wrfout*:" in mpich  # a full path too
     assert "cray_cb_nodes_multiplier=4" in mpich and "striping_factor=48" in mpich
     assert "cb_nodes 48" in render("romio", s)
     assert render("dw", s).startswith("#")
@@ -74,3 +74,20 @@ def test_an_unknown_dialect_is_one_line_naming_the_known_ones() -> None:
 
     with pytest.raises(RegistryError, match=r"--format: 'yaml' is not one of mpich, romio, ompi, lfs, dw, job"):
         render("yaml", Settings(info={}))
+
+
+def test_the_guides_document_every_format_and_one_store_variable() -> None:
+    """export-dialects.md describes every --format choice, running.md lists them all, and no guide names the
+    store's variable other than $AUTOTUNE_STORAGE (the one ask, tell and hints read)."""
+    import re
+    from pathlib import Path
+
+    from autotune.hints import FORMATS
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    dialects = (docs / "guide" / "export-dialects.md").read_text()
+    assert [f for f in FORMATS if f"`--format {f}`" not in dialects] == []
+    listed = re.search(r"--format \{([a-z0-9,]+)\}", (docs / "guide" / "running.md").read_text())
+    assert listed is not None and sorted(listed.group(1).split(",")) == sorted(FORMATS)
+    for page in docs.rglob("*.md"):
+        assert not re.search(r"AUTOTUNE_STORE(?!AGE)", page.read_text()), page

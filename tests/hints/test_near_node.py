@@ -33,9 +33,10 @@ def test_job_lines_of_each_tier() -> None:
     ssd = render("job", resolve({}, theta, theta.filesystem("ssd"), FPP)).splitlines()
     assert ssd[0].startswith("#SBATCH --tmp=16384M") and "qsub --attrs ssds=required:ssd_size=128" in ssd[1]
     pcc = render("job", resolve({}, RABBIT, RABBIT.filesystem("pcc"), FPP), path="/p/lustre/pcc/run")
-    assert pcc.startswith("lfs project -p 1000 -s /p/lustre/pcc/run  # RW-PCC auto-cache rule (archive id 2)")
-    assert render("job", resolve({}, RABBIT, RABBIT.filesystem("lustre"), FPP)) == \
-        "# nothing beyond the MPI-IO hints for this target"
+    assert pcc.startswith("if command -v lfs >/dev/null; then mkdir -p /p/lustre/pcc/run && lfs project -p 1000 -s "
+                          "/p/lustre/pcc/run; else ")
+    assert pcc.endswith("fi  # RW-PCC auto-cache rule (archive id 2): new files are cached on the node's flash")
+    assert render("job", resolve({}, RABBIT, RABBIT.filesystem("lustre"), FPP)) == "# defaults: nothing to set"
 
 
 def test_rabbit_job_script_writes_under_dw_job_name(tmp_path: Path) -> None:

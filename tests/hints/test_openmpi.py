@@ -30,7 +30,9 @@ def test_ompio_settings_become_mca_parameters_and_romio_hints_are_dropped(ompi) 
     assert "export OMPI_MCA_fcoll=individual" in text.splitlines()
     assert "mpirun --mca fcoll individual --mca io ompio --mca io_ompio_num_aggregators 2" in text
     assert "ROMIO_HINTS" not in text  # OMPIO reads no hints file
-    assert "export OMPI_MCA_io=ompio" in render("job", s).splitlines()
+    assert "export OMPI_MCA_io=ompio" in render("job", s, mpi_flavour="openmpi").splitlines()
+    romio = render("romio", s, mpi_flavour="openmpi")  # a hints file nobody reads under OMPIO is not advised
+    assert romio.startswith("# OMPIO reads no ROMIO hints file") and "cb_nodes=2" in romio and "\ncb_nodes" not in romio
 
 
 def test_romio321_gets_a_hints_file_and_no_ompio_parameters(ompi) -> None:  # type: ignore[no-untyped-def]
@@ -59,7 +61,9 @@ def test_lustre_striping_reaches_ompio_through_its_fs_component(tmp_path: Path) 
                            "filesystems": {"scratch": {"kind": "lustre", "osts": 8}}})
     s = resolve({"lustre.stripe_count": 4, "lustre.stripe_size": 4 << 20}, lustre, lustre.filesystem("scratch"), PAT)
     assert s.mca == {"fs_lustre_stripe_width": "4", "fs_lustre_stripe_size": str(4 << 20)}
-    assert render("job", s, path="/scratch/x").splitlines()[0] == "lfs setstripe -c 4 -S 4m /scratch/x"
+    job = render("job", s, mpi_flavour="openmpi", path="/scratch/x").splitlines()
+    assert "mkdir -p /scratch/x && lfs setstripe -c 4 -S 4m /scratch/x" in job[0]
+    assert "export OMPI_MCA_fs_lustre_stripe_width=4" in job
 
 
 def test_local_and_slurm_launchers_pass_the_mca_environment(tmp_path: Path, ompi) -> None:  # type: ignore[no-untyped-def]

@@ -92,7 +92,7 @@ def test_gather_cost_grows_as_pieces_shrink_and_falls_with_aggregators() -> None
 
 def test_lock_hand_overs_grow_with_the_clients_per_ost() -> None:
     pat = IOPattern(ranks=256, nodes=16, bytes_per_rank=64 * MIB, transfer_size=MIB)
-    counts = [lock_switches(pat, MIB, 8, k) for k in (1, 2, 8, 32)]
+    counts = [lock_switches(Constants(), pat, MIB, 8, k) for k in (1, 2, 8, 32)]
     assert counts[0] == 0 and counts == sorted(counts)
     assert lock_cost(Constants(), 1) == 0 and lock_cost(Constants(), 4) > 0
 

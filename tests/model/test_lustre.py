@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from autotune.errors import ConfigError
 from autotune.model import Constants, predict
 from autotune.model import _scenarios as S
 from autotune.model._lustre import cache_capacity, client_request, lock_switches, ost_rate
@@ -54,10 +57,11 @@ def test_ost_interleaving_costs_a_seek() -> None:
 
 
 def test_lock_switches_only_with_more_than_one_client_per_ost() -> None:
-    pat = S.THETA_XFER
-    assert lock_switches(pat, MIB, 48, 1.0) == 0.0
-    small = lock_switches(pat.with_(transfer_size=100_000), MIB, 48, 85.0)
-    large = lock_switches(pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
+    c = Constants()
+    pat = S.THETA_XFER  # IOR segments: each transfer is a region of its own
+    assert lock_switches(c, pat, MIB, 48, 1.0) == 0.0
+    small = lock_switches(c, pat.with_(transfer_size=100_000), MIB, 48, 85.0)
+    large = lock_switches(c, pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
     assert small > large > 0
 
 
@@ -138,3 +142,10 @@ def test_published_figures_beyond_the_seeds_never_exceed_the_systems_aggregate_l
         c = constants_for(system, fs)
         r, _ = settings_in_effect(f.config, system, fs, f.pattern, c)
         assert bw <= min(lim.bytes_per_s for lim in aggregate_limits(f.pattern, r, c, fs, "write")) * 1.0001, f.label
+
+
+def test_a_block_size_larger_than_the_rank_bytes_is_refused() -> None:
+    with pytest.raises(ConfigError, match="block_size"):
+        IOPattern(ranks=2, bytes_per_rank=MIB, block_size=2 * MIB)
+    assert IOPattern(ranks=2, bytes_per_rank=4 * MIB).block == 4 * MIB
+    assert IOPattern.from_dict({"ranks": 2, "bytes_per_rank": "4MiB", "block_size": "1MiB"}).block == MIB

@@ -131,7 +131,8 @@ def test_a_metric_the_model_cannot_predict_keeps_it_out_of_the_loop(space: Bound
 
 
 def _refit_campaign(tmp: Path, **over: Any) -> Any:
-    return campaign(tmp, sampler={"name": "autotune", "seed": 1, "prior": {"top": 3, "refit": True}}, **over)
+    return campaign(tmp, sampler={"name": "autotune", "seed": 1, "prior": {"top": 3, "refit": True},
+                                  "rules_of_thumb": False}, **over)  # the model's own start, right after the default
 
 
 def test_trials_carry_the_constants_in_force_and_who_proposed_them(tmp_path: Path) -> None:

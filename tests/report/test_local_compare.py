@@ -72,6 +72,8 @@ def test_local_compare_report_in_chromium(tmp_path: Path) -> None:
     assert "<script" not in html and "src=\"http" not in html and "href=\"http" not in html
     for name in PLOTS:
         assert f"id='plot-{name}'" in html
+    assert "Confirmation:" in html and "confirmation: 3 interleaved rounds" in html  # the confirmed result is shown
+    assert "not measured side by side" in data["recommendation"]
     # The whole page: coloured plot marks in many separate bands down the page.
     png = tmp_path / "page.png"
     screenshot((rep / "report.html").as_uri(), png, tmp_path / "profile")

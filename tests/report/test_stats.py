@@ -46,7 +46,10 @@ def test_clear_winner_is_significant() -> None:
     cmp = compare([_fig("slow", [100, 98, 97], [60, 59, 58]), _fig("fast", [200, 198, 195], [150, 149, 140])])
     assert cmp.winner is not None and cmp.winner.label == "fast"
     assert cmp.significant and cmp.margin is not None and cmp.margin.advantage == pytest.approx(1.0)
-    assert cmp.recommendation.startswith("Use fast")
+    assert "Across campaigns: use fast" in cmp.recommendation
+    assert "not measured side by side" in cmp.recommendation  # what the cross-campaign figure is, said plainly
+    assert cmp.recommendation.startswith("slow: unconfirmed: the search's best of N")  # with the confirming command
+    assert "confirm with `autotune tune slow.yaml`" in cmp.recommendation
     kinds = {(v.a, v.b_kind) for v in cmp.versus}
     assert ("fast", "default") in kinds and ("slow", "default") in kinds
 
@@ -97,3 +100,23 @@ def test_within_jitter_a_cost_difference_inside_the_noise_keeps_the_winner() -> 
     assert cmp.recommendation.endswith("their costs are within the noise too, so take b.")
     cmp = compare([replace(a, node_hours=0.5 * b.node_hours), b])  # a half the cost: worth naming
     assert cmp.recommendation.endswith("a is the cheaper to run.")
+
+
+def test_one_campaign_states_its_confirmed_gains_and_never_asks_for_other_campaigns() -> None:
+    f = _fig("local/disk", [200, 198, 195], [100, 99, 98])
+    f.confirmation = {"winner": "trial 1"}
+    f.claim = ("recommendation: trial 1: +95.0% over the default (95% interval +80.0% to +110.0%); +20.0% over the "
+               "best rule of thumb r (95% interval +5.0% to +35.0%)")
+    cmp = compare([f])
+    assert "run the other" not in cmp.recommendation
+    assert cmp.recommendation.startswith("local/disk: confirmed recommendation: trial 1: +95.0% over the default")
+    assert "over the best rule of thumb r" in cmp.recommendation
+
+
+def test_no_scaling_plot_of_a_resource_the_campaign_did_not_search() -> None:
+    from autotune.report._plots import searched_resource
+
+    f = _fig("local/disk", [200, 198, 195], [100, 99, 98])  # posix: the resource is the aggregators
+    assert not searched_resource(f)
+    f.searched = ("mpiio.cb_nodes",)
+    assert searched_resource(f)

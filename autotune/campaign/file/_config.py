@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_i
 from autotune.campaign.file import _values as _checks
 from autotune.campaign.file._cost import CostObjective, parse_cost
 from autotune.campaign.file._localmpi import local_mpi
-from autotune.campaign.file._names import check_study_name
+from autotune.campaign.file._names import check_study_name, data_root_for
 from autotune.campaign.run._reservation import parse_reservation
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
@@ -30,7 +31,7 @@ APP_KEYS = frozenset({"name", "kernel", "args", "command", "ranks", "nodes", "pa
                       "hint_files", "cwd", "reads"})
 OBJECTIVE_KEYS = frozenset({"metric", "direction", "repeats", "aggregate", "adaptive", "remeasure", "confirm", "cost"})
 BUDGET_KEYS = frozenset({"trials", "wall_time", "run_timeout"})
-SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start"})
+SAMPLER_KEYS = frozenset({"name", "seed", "startup_trials", "options", "prior", "warm_start", "rules_of_thumb"})
 PRIOR_KEYS = frozenset({"top", "scale", "refit", "diverse"})
 WARM_KEYS = frozenset({"storage", "study", "top", "history"})
 TRACKING_KEYS = frozenset({"name", "uri", "experiment", "enabled", "artifacts"})
@@ -113,10 +114,19 @@ class Campaign:
         false``, ``name: none``, or another tracker): ``autotune.tracking.active_tracker`` decides."""
         return self.tracking_uri if active_tracker(self.tracking) == "mlflow" else None
 
-    @property
+    @cached_property  # once per campaign: the cleanup and every trial agree on it
     def data_root(self) -> Path:
-        """Where the app's data goes: target.path, else the file system's path, else <workdir>/data."""
-        return Path(self.data_path).expanduser() if self.data_path else self.workdir / "data"
+        """Where the data directories go: target.path, else the file system's path, else <workdir>/data, and
+        never a file system's root (``_names.data_root_for``)."""
+        return data_root_for(self.data_path, self.workdir, self.study, [f.path for f in self.system.filesystems.values()])
+
+    @property
+    def data_note(self) -> str:
+        """Where the data goes, when the path given (target.path or the file system's) was a root: else ''."""
+        if not self.data_path or self.data_root == Path(self.data_path).expanduser():
+            return ""
+        return (f"trial data goes to {self.data_root}: {self.data_path} is a file system's root "
+                "(target.path names a folder of yours instead)")
 
 
 def _reads(value: Any) -> tuple[str, ...]:
@@ -270,6 +280,7 @@ def _parse_sampler(d: dict[str, Any]) -> dict[str, Any]:
     sampler.setdefault("name", DEFAULT_SAMPLER)
     _checks.sampler_values(sampler)
     SAMPLERS.get(sampler["name"]).check_options(sampler.get("options"), "sampler.options")  # at load: exit 2
+    expect(sampler.get("rules_of_thumb", True), bool, "sampler.rules_of_thumb", "true or false")
     prior = sampler.get("prior")
     if isinstance(prior, dict):
         p = check_keys(prior, PRIOR_KEYS, "sampler.prior")

@@ -41,6 +41,10 @@ def trial_line(c: Campaign, study: optuna.Study, o: TrialOutcome) -> tuple[str, 
     best = best_trial(study)
     reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in o.repetitions)
     tag = " (default)" if o.is_default else ""
+    if not o.is_default:  # a rule of thumb says which: one trial read, not the study's
+        tid = study._storage.get_trial_id_from_study_id_trial_number(study._study_id, o.number)
+        rule = trialrecord.read(study._storage.get_trial(tid)).rule_of_thumb
+        tag = f" (rule of thumb {rule})" if rule else ""
     status = f"{c.objective.aggregate}={o.value:.4g}" if o.ok else f"FAILED: {o.error}"
     line = f"trial {o.number:3d}{tag}: {status} [{reps}] ({o.duration:.1f}s)"
     if o.ok and c.objective.cost is not None:

@@ -25,7 +25,7 @@ from autotune.campaign.study._objectives import cost_parts, told_values, worst_v
 from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
 from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
-from autotune.space import Config
+from autotune.space import Config, rules_of_thumb
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
 
 
@@ -56,7 +56,7 @@ class LoopSteps:
         from autotune.optimize import sampler_for
 
         fallback = sampler_for(self.c.sampler, 2 if self.c.objective.cost is not None else 1)[1]
-        for notice in [*rt.space.notices, *([fallback] if fallback else [])]:
+        for notice in [*rt.space.notices, *([fallback] if fallback else []), *filter(None, [self.c.data_note])]:
             self.say(f"notice: {notice}")
         if self.c.storage.startswith("sqlite:///"):
             self.c.workdir.mkdir(parents=True, exist_ok=True)
@@ -82,10 +82,18 @@ class LoopSteps:
                                 skip_if_exists=True)
             if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
                 study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
+            thumbs, notes = rules_of_thumb(rt.space) if self.c.sampler.get("rules_of_thumb", True) else ([], [])
+            for note in notes:  # the rules: what a user would try first, each with its source
+                self.say(f"notice: {note}")
+            for b in thumbs:
+                if b.config == rt.baseline:
+                    continue  # the app's own settings already run
+                study.enqueue_trial(rt.space.to_optuna(b.config), user_attrs=trialrecord.attrs(rule_of_thumb=b.name))
             from autotune.optimize import initial_configs
 
             for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
-                study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
+                if config not in [b.config for b in thumbs]:
+                    study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
         return study
 
     def _clean_stale_data(self, study: optuna.Study) -> None:

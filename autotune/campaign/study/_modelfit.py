@@ -58,7 +58,7 @@ def fit_campaigns(paths: Sequence[str | Path], storage: str | None = None,
     system, fs, runs = measurements_of(paths, storage)
     names = tuple(constants) if constants else FIT_NAMES[fs.kind]
     fit = fit_constants(runs, system, names, fs.name, bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT)
-    return SiteFit(system, fs, runs, names, fit)
+    return SiteFit(system, fs, runs, tuple(fit.values), fit)  # a constant the profile sets to 0 is not fitted
 
 
 def measurements_of(paths: Sequence[str | Path],

@@ -11,7 +11,7 @@ from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.study._digest import counts, first_flagged
 from autotune.campaign.study._objectives import front, is_multi, value_of
-from autotune.campaign.study._study import best_trial, default_trial, implausible_trials
+from autotune.campaign.study._study import best_trial, default_trial, implausible_trials, rule_trials
 from autotune.campaign.verify._claim import confirming_worker
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.campaign.verify._recommend import recommended_config
@@ -28,11 +28,10 @@ def fmt_value(name: str, value: Any) -> str:
 
 
 def hints_text(rt: Runtime, settings: Settings) -> str:
-    """The job-script lines for this system: env/hints file, lfs setstripe, #DW, h5py settings."""
+    """The job-script lines for this system (``--format job``: #SBATCH/#DW directives first, the output directory's
+    striping, the MPI's hints), and the h5py settings as a comment."""
     c = rt.campaign
-    parts = [render("env", settings, mpi_flavour=c.system.mpi_flavour, patterns=c.app.hint_files)]
-    if settings.bb is not None:
-        parts.append(render("dw", settings))
+    parts = [render("job", settings, mpi_flavour=c.system.mpi_flavour, patterns=c.app.hint_files)]
     if settings.hdf5_alignment and settings.hdf5_alignment > 1:
         parts.append(f"# h5py: h5py.File(..., alignment_threshold={settings.hdf5_alignment}, "
                      f"alignment_interval={settings.hdf5_alignment})")
@@ -62,6 +61,12 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         conf = trialrecord.read_study(study).confirmation
         if conf:
             out["confirmation"] = conf
+            shown = winner_of(conf)
+            if shown is not None:  # the confirmed winner, which need not be the search's best of N
+                out.update(shown_trial=shown[0], shown_config=shown[1])
+                rec = trialrecord.read(study.get_trials(deepcopy=False)[shown[0]])  # its own runs' verdicts
+                out.update(shown_hints_took_effect=rec.hints_took_effect, shown_verification=rec.verification)
+            out["claim"] = Confirmation(**conf).claim()  # the gain over the default and over the best rule of thumb
         if (worker := confirming_worker(study)) is not None and worker != rt.worker:
             out["confirmation_running"] = worker  # a shared campaign's confirmation, run by another worker
     bv, dv = (value_of(best) if best is not None else None), (value_of(default) if default is not None else None)
@@ -69,6 +74,13 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out["default_value"] = dv
         if bv:
             out["speedup_over_default"] = bv / dv if c.objective.maximize else dv / bv
+    rules = rule_trials(study)
+    if rules and not is_multi(study):  # the best rule of thumb as the search measured it (the confirmation re-measures)
+        r = (max if c.objective.maximize else min)(rules, key=lambda t: float(value_of(t) or 0.0))
+        rv = value_of(r)
+        out.update(rule_trial=r.number, rule_name=trialrecord.read(r).rule_of_thumb, rule_value=rv)
+        if dv and rv:
+            out["rule_speedup_over_default"] = rv / dv if c.objective.maximize else dv / rv
     baseline = first_flagged(study, trialrecord.BASELINE, ran=False)
     base_v = value_of(baseline) if baseline is not None else None
     if bv and base_v:
@@ -80,6 +92,21 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
     if flagged:
         out["implausible"] = {str(k): v for k, v in sorted(flagged.items())}
     return out
+
+
+def winner_of(conf: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    """(trial, configuration) of the confirmation's winner, or None when the default won."""
+    label = (conf.get("rule") or {}).get("label") if conf.get("recommends_rule") else conf.get("winner")
+    cand = next((c for c in conf.get("candidates") or [] if c.get("label") == label), None)
+    if cand is None or conf.get("winner") == "default" or cand.get("trial", -1) < 0:
+        return None
+    return int(cand["trial"]), dict(cand.get("config") or {})
+
+
+def confirmation_lines(conf: dict[str, Any], metric: str) -> list[str]:
+    """What a stored confirmation measured and recommends, as the summary prints it (the report reuses it)."""
+    c = Confirmation(**conf)
+    return [*c.lines(metric), c.claim()]
 
 
 def times(x: float) -> str:
@@ -140,28 +167,52 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
     lines.append(f"  repetitions: {reps}")
     if "default_value" in s:
         lines.append(f"default: {s['default_value']:.4g}{unit}  ->  {times(s.get('speedup_over_default', 1.0))} the default")
+    if "rule_value" in s:
+        vs = f"  ->  {times(s['rule_speedup_over_default'])} the default" if "rule_speedup_over_default" in s else ""
+        lines.append(f"best rule of thumb: {s['rule_name']} (trial {s['rule_trial']}): {s['rule_value']:.4g}{unit}{vs}"
+                     + ("" if confirmed else " (the search's figure, unconfirmed)"))
     if "baseline_value" in s:
         lines.append(f"baseline (the app's own settings): {s['baseline_value']:.4g}{unit}  ->  "
                      f"{times(s['speedup_over_baseline'])} the baseline")
-    lines.append(f"configuration of trial {s['best_trial']}:")
-    for k, v in sorted(s["best_config"].items()):
+    rule_won = bool(s.get("confirmation", {}).get("recommends_rule"))
+    if s.get("shown_trial", s["best_trial"]) != s["best_trial"] or rule_won:
+        what = "the recommended rule of thumb" if rule_won else "the confirmed winner"
+        lines.append(f"configuration of trial {s['shown_trial']}, {what}" + (
+            f" (the search's best of N was trial {s['best_trial']}):" if s["shown_trial"] != s["best_trial"] else ":"))
+    elif confirmed and "shown_trial" not in s:  # the confirmation kept the defaults: this is not a recommendation
+        lines.append(f"configuration of trial {s['best_trial']} (the search's best of N; the confirmation did not "
+                     "show it better than the default):")
+    else:
+        lines.append(f"configuration of trial {s['best_trial']}:")
+    for k, v in sorted(s.get("shown_config", s["best_config"]).items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
-    verification = s.get("best_verification") or {}
-    if s["best_hints_took_effect"] is False:
-        lines.append(f"  WARNING: settings of trial {s['best_trial']} that did not reach the program or did not act:")
+    shown = "shown" if "shown_trial" in s else "best"  # the verdicts of the trial whose configuration is shown
+    verification, number = s.get(f"{shown}_verification") or {}, s[f"{shown}_trial"]
+    if s[f"{shown}_hints_took_effect"] is False:
+        lines.append(f"  WARNING: settings of trial {number} that did not reach the program or did not act:")
         lines += verdict_lines(verification, PROBLEMS, "    ") or ["    (no per-setting record in this trial)"]
     unverified = verdict_lines(verification, (NOT_VERIFIABLE,), "    ")
     if unverified:
-        lines += [f"  settings of trial {s['best_trial']} that could not be verified:", *unverified]
-    if confirmed:
-        lines += Confirmation(**s["confirmation"]).lines(c.objective.metric)
+        lines += [f"  settings of trial {number} that could not be verified:", *unverified]
+    conf = Confirmation(**s["confirmation"]) if confirmed else None
+    if conf is not None:
+        lines += conf.lines(c.objective.metric)
+        lines.append(conf.claim())
     if "confirmation_running" in s:
         lines.append(f"confirmation: worker {s['confirmation_running']} is running it; its result lands in the "
                      "study (`autotune status` shows it then)")
     rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
-    lines.append("recommended settings (differ from the default and matter):" if rec
-                 else "recommended settings: the system's defaults")
-    lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
+    if conf is not None and rec and conf.recommends_rule and conf.rule is not None:
+        lines.append(f"recommended settings: the rule of thumb {conf.rule['name']} (the tuned configuration is not "
+                     "shown better than it; its settings as its source gives them):")
+        lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
+    elif conf is not None and rec:  # what the ablation showed of each, not a claim beyond it
+        lines.append("recommended settings (differ from the default; what the ablation showed of each):")
+        lines += [f"  {k} = {fmt_value(k, v)}  ({conf.setting_note(k)})" for k, v in sorted(rec.items())]
+    else:
+        lines.append("recommended settings (differ from the default; not confirmed: no ablation):" if rec
+                     else "recommended settings: the system's defaults")
+        lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
     fixed = {k: v for k, v in s["recommended_config"].items() if k in rt.space.fixed}
     if fixed:  # applied in every trial, the default's included: `export` prints them too
         lines.append("fixed by the campaign (in every trial, exported too):")

@@ -205,6 +205,23 @@ def default_trial(study: optuna.Study) -> FrozenTrial | None:
     return first_flagged(study, trialrecord.IS_DEFAULT)
 
 
+RULES_AMONG = 16  # the rules of thumb are queued right after the default: among the study's first trials
+
+
+def rule_trials(study: optuna.Study) -> list[FrozenTrial]:
+    """The completed, really run trials of rules of thumb (bounded: the first ``RULES_AMONG`` trial numbers)."""
+    storage, out = study._storage, []
+    for n in range(RULES_AMONG):
+        try:
+            t = storage.get_trial(storage.get_trial_id_from_study_id_trial_number(study._study_id, n))
+        except KeyError:
+            break
+        rec = trialrecord.read(t)
+        if rec.rule_of_thumb and rec.ran and t.state == TrialState.COMPLETE and t.values:
+            out.append(t)
+    return out
+
+
 @contextmanager
 def heartbeat(study: optuna.Study, trial: optuna.Trial) -> Iterator[None]:
     """Record heartbeats for ``trial`` while it runs (RDB storages only)."""

@@ -34,6 +34,13 @@ the gain: its cost is within the jitter (the 95% interval reaches zero), and the
 of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act
 together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
 every setting would go, the one whose loss costs most stays.
+
+The best rule of thumb the campaign ran (``autotune.space.rules_of_thumb``: what a user would try first) is
+measured in the same rounds, as a comparator: it takes no part in the decision over the default (whose error
+and intervals stay as above), but the winner's margin over it is estimated from the same pairs, with the interval
+at the winner's share of the error. A winner whose one-sided lower bound over the rule does not clear zero is not
+shown better than what the user would have done anyway: the rule is recommended instead (its settings as its
+source gives them, without ablation), and the summary says so.
 """
 
 from __future__ import annotations
@@ -130,10 +137,12 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             pattern_phases: Sequence[str] = ("write",), base: int = CONFIRM_BASE,
             history: Mapping[int, Sequence[Sequence[float]]] | None = None, matters: float = MATTERS,
             seconds: float | None = None, clock: Callable[[], float] = time.monotonic,
-            aggregate: str = "median") -> Confirmation:
+            aggregate: str = "median", rule: tuple[int, Config, str] | None = None) -> Confirmation:
     """Re-measure ``top`` ((trial, config) best first) and ``default`` interleaved, sequentially, at most ``rounds``
     rounds (or ``seconds``); ``history``: earlier runs per trial number (-1: the default's twins), one block of
-    runs per trial, each summarised by ``aggregate`` (the campaign's aggregate of N) when blocks are paired."""
+    runs per trial, each summarised by ``aggregate`` (the campaign's aggregate of N) when blocks are paired.
+    ``rule``: the best rule of thumb (trial, config, name), measured in the same rounds as a comparator (it takes
+    no part in the decision over the default); a winner not shown better than it gives way to it."""
     hist = dict(history or {})
     seen = [physical(default, default, pattern_phases)]
     entries = [("default", -1, default, True)]
@@ -141,12 +150,20 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         if physical(cfg, default, pattern_phases) not in seen:  # a twin of the default or of a better candidate
             seen.append(physical(cfg, default, pattern_phases))
             entries.append((f"trial {n}", n, cfg, False))
+    ncand = len(entries)  # the candidates are entries 1 .. ncand - 1; the rule, when not one of them, comes after
+    rule_i = None
+    if rule is not None:
+        key = physical(rule[1], default, pattern_phases)
+        rule_i = seen.index(key) if key in seen else len(entries)
+        if rule_i == len(entries):
+            entries.append((f"trial {rule[0]}", rule[0], rule[1], False))
     configs = [(e[2], e[3]) for e in entries]
     hs = [[list(blk) for blk in hist.get(e[1], ())] for e in entries]
     vals: list[list[float | None]] = [[] for _ in entries]
     active = [True] * len(entries)
-    w = [0.0, *weights(len(entries) - 1)]
+    w = [0.0, *weights(ncand - 1), *[0.0] * (len(entries) - ncand)]
     start, done, used, used1 = clock(), 0, 0.0, 0.0
+    a = a1 = ALPHA  # the last look's spend (set at each look)
     plan = looks(rounds)
     look = _Look(None, -float("inf"), float("inf"), -float("inf"))
     decision, best_i = "undecided", 0
@@ -163,7 +180,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         final = done >= rounds or out_of_time
         a, a1 = spend(final, used), spend(final, used1, interim=INTERIM / 2)  # two-sided: reported; one-sided: decision
         used, used1 = used + a, used1 + a1
-        res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i], aggregate) for i in range(1, len(entries))}
+        res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i], aggregate) for i in range(1, ncand)}
         shown = [i for i, r in res.items() if r.bound > 0]
         for i, r in res.items():
             if r.high < _log(matters, maximize):
@@ -173,18 +190,58 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             look = res[best_i]
         if shown:
             decision = "recommend"
-        elif res and not any(active[1:]):
+        elif res and not any(active[1:ncand]):
             decision = "worse" if all(r.high < 0 for r in res.values()) else "below"
         if decision != "undecided" or final:
             break
+    vs_rule = None if rule is None or rule_i is None else against_rule(
+        entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
+        (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
     conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, measure,
-                   pattern_phases, base, default)
+                   pattern_phases, base, default, vs_rule)
     if decision == "undecided" and best_i:
         pairs = block_differences(hs[best_i], hs[0], maximize, aggregate)
         need = _needed(differences(vals[best_i], vals[0], maximize) + pairs, maximize, matters, ALPHA * w[best_i])
         conf.needed_rounds = None if need is None else max(need - len(pairs), done + 1)
     conf.aggregate = aggregate
     return conf
+
+
+@dataclass
+class RuleComparison:
+    """The best rule of thumb in the confirmation: its gain over the default and the winner's over it."""
+
+    index: int  # its entry
+    rule: dict[str, Any]  # {name, label, trial, margin, low, high}: the rule over the default
+    over_rule: dict[str, Any] | None  # {margin, low, high, bound}: the winner over the rule (None: it is the rule)
+    gives_way: bool  # the winner is not shown better than the rule
+
+
+def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]],
+                 hs: list[list[list[float]]], rule_i: int, name: str, winner_i: int, maximize: bool, aggregate: str,
+                 spent: tuple[float, float]) -> RuleComparison:
+    """The rule of thumb (entry ``rule_i``) over the default, and the winner (entry ``winner_i``; 0: the default)
+    over the rule, from the same interleaved rounds and pooled history, at the error the winner's last look spent
+    (``spent``: two-sided, one-sided), so that they read like the winner's interval over the default."""
+    alpha, one_sided = spent
+
+    def compare(i: int, j: int) -> dict[str, Any]:
+        est = trimmed(differences(vals[i], vals[j], maximize) + block_differences(hs[i], hs[j], maximize, aggregate))
+        if est is None:
+            return {"margin": 0.0, "low": -1.0, "high": float("inf"), "bound": None}
+        if alpha <= 0:
+            return {"margin": margin(est.log, maximize), "low": -1.0, "high": float("inf"), "bound": None}
+        lo, hi = est.interval(alpha)
+        return {"margin": margin(est.log, maximize), "low": margin(lo, maximize), "high": margin(hi, maximize),
+                "bound": margin(est.interval(2 * one_sided)[0], maximize)}
+
+    rule = {"name": name, "label": entries[rule_i][0], "trial": entries[rule_i][1],
+            **({"margin": 0.0, "low": 0.0, "high": 0.0} if rule_i == 0 else
+               {k: v for k, v in compare(rule_i, 0).items() if k != "bound"})}
+    if winner_i == rule_i:
+        return RuleComparison(rule_i, rule, None, False)
+    over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
+    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
 
 
 def _log_of(look: _Look) -> float:
@@ -198,7 +255,8 @@ def _log(gain: float, maximize: bool) -> float:
 
 def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]], hs: list[list[list[float]]],
             look: _Look, best_i: int, decision: str, done: int, rounds: int, matters: float, maximize: bool,
-            measure: Measure, phases: Sequence[str], base: int, default: Config) -> Confirmation:
+            measure: Measure, phases: Sequence[str], base: int, default: Config,
+            vs_rule: RuleComparison | None = None) -> Confirmation:
     cands: list[dict[str, Any]] = [{"label": e[0], "trial": e[1], "config": dict(e[2]), "values": v, "history": h}
                                    for e, v, h in zip(entries, vals, hs, strict=True)]
     if not [x for x in vals[0] if x is not None] or look.est is None:
@@ -213,7 +271,17 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
     conf = Confirmation(done, cands, winner["label"], margin(est.log, maximize), lo, hi, {}, decision=decision,
                         max_rounds=rounds, matters=matters,
                         bound=margin(look.bound, maximize) if look.bound > -float("inf") else None)
-    if decision == "recommend":
+    if vs_rule is not None:
+        conf.rule, conf.over_rule = vs_rule.rule, vs_rule.over_rule
+    if decision == "recommend" and vs_rule is not None and vs_rule.gives_way:
+        conf.recommends_rule = True  # the tuned configuration is not shown better than the rule: recommend the rule
+        rule_cfg = entries[vs_rule.index][2]
+        changed = {k: v for k, v in rule_cfg.items() if default.get(k) != v}
+        for name, why in inert(changed, phases).items():
+            conf.dropped[name] = why
+            changed.pop(name)
+        conf.recommended = changed
+    elif decision == "recommend":
         conf.recommended = _ablate(conf, winner["config"], default, measure, maximize, phases, base,
                                    min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]))
     return conf

@@ -31,6 +31,9 @@ class Confirmation:
     needed_rounds: int | None = None  # undecided: about how many rounds would resolve ``matters``
     aggregate: str = ""  # the campaign's aggregate of N (what ``best_of_n_gain`` compares)
     bound: float | None = None  # the winner's one-sided 95% lower bound (what decides a recommendation)
+    rule: dict[str, Any] | None = None  # the best rule of thumb: {name, label, trial, margin, low, high} over the default
+    over_rule: dict[str, Any] | None = None  # the winner over that rule: {margin, low, high, bound} (None: it is the rule)
+    recommends_rule: bool = False  # the winner is not shown better than the rule: the rule is recommended
 
     @property
     def proven(self) -> bool:
@@ -57,10 +60,89 @@ class Confirmation:
             if self.aggregate else ""
         out.append(f"  winner {self.winner}: {self._pm()} over the default{how} ({self.level:.0%} interval "
                    f"{self.low:+.1%} to {self.high:+.1%}, valid under repeated looks) after {self.rounds} rounds{claim}")
+        out += self.rule_lines()
         out.append("  " + self.verdict())
-        for name, why in sorted(self.dropped.items()):
-            out.append(f"  not exported: {name} ({why})")
+        out += self.ablation_lines()
         return out
+
+    def rule_lines(self) -> list[str]:
+        """The best rule of thumb's gain over the default and the winner's over it (empty: no rule ran)."""
+        r, o = self.rule, self.over_rule
+        if r is None:
+            return []
+        out = [f"  best rule of thumb {r['name']}" + (": the default configuration here" if r["trial"] < 0 else
+               f" ({r['label']}): {r['margin']:+.1%} over the default (95% interval {r['low']:+.1%} to {r['high']:+.1%})")]
+        if self.winner != "default":
+            out.append(f"  winner {self.winner} is the rule of thumb {r['name']}" if o is None else
+                       f"  winner {self.winner} over the rule of thumb {r['name']}: {o['margin']:+.1%} (95% interval "
+                       f"{o['low']:+.1%} to {o['high']:+.1%})")
+        return out
+
+    def claim(self) -> str:
+        """The recommendation's confirmed gain over the default and over the best rule of thumb, in one line."""
+        if self.recommends_rule and self.rule is not None:
+            r = self.rule
+            return (f"recommendation: the rule of thumb {r['name']} ({r['label']}): {r['margin']:+.1%} over the default "
+                    f"(95% interval {r['low']:+.1%} to {r['high']:+.1%}); the tuned configuration {self.winner} is not "
+                    "shown better than it")
+        if not self.proven:
+            rule = ""
+            if self.rule is not None and self.rule["trial"] >= 0:
+                r = self.rule
+                rule = (f"; the best rule of thumb {r['name']}: {r['margin']:+.1%} over the default (95% interval "
+                        f"{r['low']:+.1%} to {r['high']:+.1%})")
+            return f"recommendation: the system's defaults (no configuration shown better){rule}"
+        over = self.over_rule_text()
+        return (f"recommendation: {self.winner}: {self.margin:+.1%} over the default (95% interval {self.low:+.1%} to "
+                f"{self.high:+.1%})" + (f"; {over}" if over else "; no rule of thumb ran"))
+
+    def over_rule_text(self) -> str:
+        """The recommendation's gain over the best rule of thumb, in a few words ('' when no rule ran)."""
+        r, o = self.rule, self.over_rule
+        if r is None:
+            return ""
+        if self.recommends_rule or (o is None and self.winner != "default"):
+            return f"it is the rule of thumb {r['name']}"
+        if self.winner == "default" or o is None:
+            return ""
+        return (f"{o['margin']:+.1%} over the best rule of thumb {r['name']} (95% interval {o['low']:+.1%} to "
+                f"{o['high']:+.1%})")
+
+    def ablation_lines(self) -> list[str]:
+        """The ablation as measured: per changed setting of the winner, its cost when reset to the default (with
+        the 95% interval), kept or dropped, and why; settings dropped without measuring say why too."""
+        if not self.ablation and not self.dropped:
+            return []
+        rounds = len(next(iter(self.ablation.values()))["values"]) if self.ablation else 0
+        out = [f"  ablation of the winner's settings (each reset to its default, {rounds} rounds interleaved with the "
+               "winner):" if self.ablation else "  settings of the winner not exported:"]
+        for name in sorted(self.ablation):
+            out.append(f"    {name}: {self.setting_note(name)}")
+        out += [f"    {name}: dropped without measuring: {why}" for name, why in sorted(self.dropped.items())
+                if name not in self.ablation]
+        return out
+
+    def setting_note(self, name: str) -> str:
+        """What the ablation showed about one of the winner's changed settings (kept or dropped, and why)."""
+        a = self.ablation.get(name)
+        if a is None:
+            if name in self.dropped:
+                return f"dropped: {self.dropped[name]}"
+            return "the winner's only changed setting that can act: it carries the confirmed gain" \
+                if self.proven else "not ablated"
+        cost = f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%})"
+        if name in self.dropped:
+            return f"dropped: {self.dropped[name]}"
+        if a["low"] > 0:
+            return f"kept, shown to matter: {cost}"
+        return (f"kept, not shown to matter: {cost}: the interval reaches zero, but dropping it could cost up to "
+                f"{a['high']:+.1%}, more than the other settings leave of the confirmed gain")
+
+    def shown_to_matter(self, name: str) -> bool:
+        """Whether the ablation showed that ``name`` carries part of the gain (a cost above zero), or it is the
+        winner's only changed setting (it carries all of it)."""
+        a = self.ablation.get(name)
+        return a["low"] > 0 if a is not None else name not in self.dropped and self.proven
 
     def _pm(self) -> str:
         """The margin, with '± half the interval' where that reads true (an interval narrower than 100%)."""
@@ -70,6 +152,11 @@ class Confirmation:
     def verdict(self) -> str:
         """What could and could not be shown, in one sentence."""
         n = self.rounds
+        if self.proven and self.recommends_rule and self.rule is not None and self.over_rule is not None:
+            r, o = self.rule, self.over_rule
+            return (f"shown: {self.winner} beats the default by {self._pm()}, but it is not shown better than the rule "
+                    f"of thumb {r['name']} ({o['margin']:+.1%}, 95% interval {o['low']:+.1%} to {o['high']:+.1%}): "
+                    f"recommended: the rule of thumb {r['name']}, what you would have tried anyway")
         if self.proven:
             at_least = f" (at least {self.bound:+.1%}, one-sided 95%)" if self.bound is not None else ""
             return f"shown: {self.winner} beats the default by {self._pm()}{at_least}"

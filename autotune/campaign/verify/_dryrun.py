@@ -29,6 +29,7 @@ class Proposal:
     is_default: bool
     initial: bool  # enqueued: the model's pick or a warm-start configuration
     baseline: bool = False  # enqueued: the campaign's `baseline:` (the app's own settings)
+    rule: str = ""  # enqueued: the rule(s) of thumb it runs
 
 
 class _DryLoop(CampaignLoop):
@@ -52,7 +53,7 @@ def simulate(c: Campaign, rt: Runtime, n: int, value: Callable[[int], float]) ->
             continue
         trial, config = proposed
         rec = trialrecord.read(trial)
-        out.append(Proposal(trial.number, config, rec.is_default, rec.initial, rec.baseline))
+        out.append(Proposal(trial.number, config, rec.is_default, rec.initial, rec.baseline, rec.rule_of_thumb))
         trialrecord.write(trial, repetitions=[value(len(out) - 1)])
         study.tell(trial, value(len(out) - 1))
     return out
@@ -83,7 +84,7 @@ def _model_phase_start(sampler: dict[str, object]) -> int | None:
 def proposals(c: Campaign, rt: Runtime, n: int) -> tuple[list[Proposal], bool]:
     """Up to ``n`` proposals the real run will make whatever it measures, and whether later ones depend on it.
 
-    A proposal counts when it is enqueued (the default, the model's picks, warm start) or comes before the
+    A proposal counts when it is enqueued (the default, the rules of thumb, the model's picks, warm start) or comes before the
     sampler's value-driven phase, and every made-up value sequence gives the same one.
     """
     runs = [simulate(c, rt, n, seq) for seq in _SEQUENCES]
@@ -91,7 +92,7 @@ def proposals(c: Campaign, rt: Runtime, n: int) -> tuple[list[Proposal], bool]:
     same = 0
     for k, p in enumerate(runs[0]):
         agree = all(len(r) > k and r[k] == p for r in runs[1:])
-        if not agree or not (p.is_default or p.initial or p.baseline or start is None or k < start):
+        if not agree or not (p.is_default or p.initial or p.baseline or p.rule or start is None or k < start):
             break
         same += 1
     return runs[0][:same], same < len(runs[0])

@@ -19,7 +19,7 @@ from autotune.campaign.study._resume import in_space
 from autotune.campaign.verify._claim import ConfirmationClaim
 from autotune.campaign.verify._confirm import TOP, confirm, physical
 from autotune.campaign.verify._confirmation import Confirmation
-from autotune.hints import inert, measured_phases
+from autotune.hints import acting, measured_phases
 from autotune.space import Config
 
 
@@ -68,6 +68,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
         return None
     runs = [(-1 if r.is_default else t.number, default_cfg if r.is_default else rt.config_of(t), list(r.repetitions))
             for t in ran for r in (trialrecord.read(t),)]
+    rule = best_rule(done, rt)  # the best rule of thumb, a comparator beside the default
+    compared = top + ([(rule[0], rule[1])] if rule is not None and rule[0] not in [n for n, _ in top] else [])
 
     def measure(config: Config, is_default: bool, number: int) -> float | None:
         o = run_trial(rt, number, config, is_default, 1)
@@ -76,12 +78,13 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
     claim = ConfirmationClaim(study, c.storage, rt.worker, [t.number for t in ran])
     if not claim.take(say):
         return None
-    say(f"confirming: the top configurations and the default, {rounds} interleaved rounds at most (fewer once the "
-        "margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
+    also = f", the best rule of thumb ({rule[2]}, trial {rule[0]})" if rule is not None else ""
+    say(f"confirming: the top configurations{also} and the default, {rounds} interleaved rounds at most (fewer once "
+        "the margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
     with claim.beating():
         conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
-                       history=pooled_history(runs, default_cfg, top, phases), matters=c.objective.confirm_matters,
-                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate)
+                       history=pooled_history(runs, default_cfg, compared, phases), matters=c.objective.confirm_matters,
+                       seconds=c.objective.confirm_seconds, aggregate=c.objective.aggregate, rule=rule)
     default = next((t for t in ran if trialrecord.read(t).is_default), None)
     if default is not None and default.value:
         best = done[0].value or 0.0
@@ -89,17 +92,45 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
     return conf if claim.record(asdict(conf), say) else None
 
 
+def shown_not_in_effect(study: optuna.Study, best: optuna.trial.FrozenTrial) -> dict[str, Any]:
+    """What the recommended configuration's own trial showed not in effect (its ``hints_not_in_effect``): the
+    confirmed winner's trial when the study was confirmed, else ``best``."""
+    conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
+    number = best.number
+    if conf is not None:
+        won = next((c for c in conf.get("candidates") or [] if isinstance(c, Mapping) and c.get("label") == conf.get("winner")),
+                   None)
+        if won is not None and isinstance(won.get("trial"), int) and won["trial"] >= 0:
+            number = won["trial"]
+    trial = best
+    if number != best.number:
+        try:
+            storage = study._storage
+            trial = storage.get_trial(storage.get_trial_id_from_study_id_trial_number(study._study_id, number))
+        except KeyError:  # a trial that is no longer in the study: nothing known against its settings
+            return {}
+    return dict(trialrecord.read(trial).hints_not_in_effect or {})
+
+
+def best_rule(done: Sequence[optuna.trial.FrozenTrial], rt: Runtime) -> tuple[int, Config, str] | None:
+    """(trial, configuration, name) of the best rule of thumb among ``done`` (sorted best first), or None."""
+    t = next((t for t in done if trialrecord.read(t).rule_of_thumb), None)
+    return None if t is None else (t.number, rt.config_of(t), trialrecord.read(t).rule_of_thumb)
+
+
 def recommended_config(rt: Runtime, study: optuna.Study, best: optuna.trial.FrozenTrial) -> tuple[Config, bool]:
     """The configuration to export and whether it is the system's defaults: the confirmed one, else the best
-    trial's settings that differ from the default and can act."""
+    trial's settings that differ from the default and can act; either way without the settings that cannot act
+    on the target (``acting``: inert beside the fixed settings, or searched and shown not in effect by their trial;
+    a setting the campaign fixes is its own choice, exported unless inert)."""
     conf: Mapping[str, Any] | None = trialrecord.read_study(study).confirmation
+    phases = measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)
     if conf is not None:
         kept = dict(conf.get("recommended") or {})
-        return {**rt.space.fixed, **kept}, not kept
-    if trialrecord.read(best).is_default:
-        return dict(rt.space.fixed), True
-    default = rt.space.default_config()
-    changed = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
-    for name in inert(changed, measured_phases(rt.campaign.objective.metric, rt.campaign.app.pattern.phases)):
-        changed.pop(name)
-    return {**rt.space.fixed, **changed}, not changed
+    elif trialrecord.read(best).is_default:
+        kept = {}
+    else:
+        default = rt.space.default_config()
+        kept = {k: v for k, v in rt.config_of(best).items() if default.get(k) != v}
+    config, _ = acting({**rt.space.fixed, **kept}, phases, shown_not_in_effect(study, best) if kept else {}, kept)
+    return config, not any(k in kept for k in config)

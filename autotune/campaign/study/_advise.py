@@ -1,0 +1,139 @@
+"""``autotune model advise CAMPAIGN... --nodes N``: tuned at one scale, advised at another.
+
+The model's constants are fitted to the campaigns' measured trials at their scale (as ``autotune model fit``);
+the campaign's pattern is then moved to N nodes with the same ranks per node and the same bytes per rank
+(weak scaling: what a user who tunes at 16-32 nodes and runs at 128-1,024 keeps), and the fitted model ranks the
+campaign's space there. Printed: the predicted best settings at N nodes, their predicted value and gain over
+the system's default and over the rule of thumb (stripe over as many OSTs as nodes, up to the healthy OSTs:
+ALCF Theta I/O talk "don't exceed node count with stripe count", "don't go to full 56"), and how far the fit
+can be trusted: its error on trials held out of the fit at the fitted scale (k-fold). That error says nothing
+of the extrapolation to N nodes, which no measurement here covers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
+from autotune.errors import ConfigError
+from autotune.model import PRIOR_WEIGHT, SPAN, MeasuredRun, constants_for, fit_constants, predicted
+from autotune.optimize import model_metric, model_ranked
+from autotune.pattern import IOPattern
+from autotune.space import BoundSpace
+from autotune.tiers import LUSTRE
+
+FOLDS = 5
+FOLD_EVALS = 60   # least-squares evaluations per held-out fit: the fold's error, not a polished fit
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The fitted model's advice for ``nodes`` nodes and the held-out error of the fit at the measured scale."""
+
+    site: SiteFit
+    nodes: int
+    pattern: IOPattern
+    metric: str
+    maximize: bool
+    best: dict[str, Any]
+    values: dict[str, float | None]        # predicted metric: best, default, rule of thumb
+    rule: dict[str, Any]
+    heldout: list[float]                   # |log(predicted / measured)| of each held-out trial
+
+    @property
+    def heldout_factor(self) -> float | None:
+        """Median held-out error as a factor (1.2: predictions within x1.2 of the measurement, typically)."""
+        if not self.heldout:
+            return None
+        errs = sorted(self.heldout)
+        return math.exp(errs[len(errs) // 2])
+
+    def gain(self, over: str) -> float | None:
+        best, base = self.values.get("best"), self.values.get(over)
+        if best is None or base is None or base <= 0 or best <= 0:
+            return None
+        return best / base if self.maximize else base / best
+
+    @property
+    def text(self) -> str:
+        p, fitted = self.pattern, self.site.runs[0].pattern
+        lines = [f"autotune model advise: fitted on {len(self.site.runs)} trial(s) at {fitted.nodes} node(s) x "
+                 f"{fitted.ranks_per_node} rank(s); advice for {p.nodes} node(s) x {p.ranks_per_node} rank(s) "
+                 f"({p.ranks} ranks, {p.bytes_per_rank / 2**20:.4g} MiB per rank, weak scaling)"]
+        for label, key, cfg in (("predicted best", "best", self.best), ("system default", "default", None),
+                                ("rule of thumb", "rule", self.rule)):
+            v = self.values.get(key)
+            shown = "n/a" if v is None else f"{v:.4g} {self.metric}"
+            gain = "" if key == "best" or self.gain(key) is None else f"  (best is x{self.gain(key):.2f})"
+            lines.append(f"  {label:<15} {shown}{gain}")
+            if cfg:
+                lines.extend(f"      {k} = {v2}" for k, v2 in sorted(cfg.items()))
+        f = self.heldout_factor
+        lines.append("  trust: " + (f"held-out error at {fitted.nodes} node(s): median x{f:.2f}, worst "
+                                    f"x{math.exp(max(self.heldout)):.2f} over {len(self.heldout)} trial(s) "
+                                    f"({min(FOLDS, len(self.heldout))}-fold)" if f is not None
+                                    else "too few trials to hold any out (need 4)")
+                     + f"; the move to {p.nodes} node(s) is an extrapolation no trial checks")
+        return "\n".join(lines)
+
+
+def at_nodes(pattern: IOPattern, nodes: int) -> IOPattern:
+    """``pattern`` on ``nodes`` nodes: the same ranks per node and bytes per rank."""
+    if nodes < 1:
+        raise ConfigError(f"--nodes: {nodes} must be a positive node count")
+    return pattern.with_(nodes=nodes, ranks=nodes * pattern.ranks_per_node)
+
+
+def rule_of_thumb(space: BoundSpace) -> dict[str, Any]:
+    """The default configuration with the stripe count of the published rule (Lustre only)."""
+    cfg = dict(space.default_config())
+    if space.fs.tier is LUSTRE and "lustre.stripe_count" in {p.name for p in space.active}:
+        healthy = max(1, (space.fs.osts or 1) - constants_for(space.system, space.fs).slow_osts)
+        cfg["lustre.stripe_count"] = min(healthy, space.pattern.nodes)
+        if not space.feasible(cfg):
+            cfg = dict(space.default_config())
+    return cfg
+
+
+def heldout_errors(site: SiteFit, folds: int = FOLDS) -> list[float]:
+    """|log(predicted / measured)| of every trial, each predicted by a fit without its fold."""
+    runs = site.runs
+    if len(runs) < 4:
+        return []
+    k = min(folds, len(runs))
+    out: list[float] = []
+    for i in range(k):
+        train = [r for j, r in enumerate(runs) if j % k != i]
+        test: list[MeasuredRun] = [r for j, r in enumerate(runs) if j % k == i]
+        fit = fit_constants(train, site.system, site.names, site.fs.name, bounds=(1 / SPAN, SPAN),
+                            prior_weight=PRIOR_WEIGHT, max_nfev=FOLD_EVALS)
+        for r in test:
+            v = predicted(r, site.system, site.fs.name, fit.constants)
+            if v > 0 and math.isfinite(v):
+                out.append(abs(math.log(v / r.seconds)))
+    return out
+
+
+def advise(paths: Sequence[str | Path], nodes: int, storage: str | None = None,
+           constants: Sequence[str] | None = None) -> Advice:
+    """Fit the campaigns' trials, then rank their space at ``nodes`` nodes with the fitted model."""
+    from autotune.campaign.file._config import load_campaign
+
+    camp = load_campaign(paths[0])
+    pattern = at_nodes(camp.app.pattern, nodes)
+    site = fit_campaigns(paths, storage, constants)
+    space = camp.space.bind(camp.system, camp.fs, pattern)
+    metric, maximize = camp.objective.metric, camp.objective.maximize
+    c = site.fit.constants
+    ranked = model_ranked(space, metric, maximize, top=1, constants=c)
+    if not ranked:
+        raise ConfigError(f"model advise: the model cannot predict {metric!r} for {camp.name} at {nodes} node(s)")
+    best, rule = ranked[0], rule_of_thumb(space)
+    values = {"best": model_metric(space, best, metric, c),
+              "default": model_metric(space, space.default_config(), metric, c),
+              "rule": model_metric(space, rule, metric, c)}
+    return Advice(site, nodes, pattern, metric, maximize, best, values, rule, heldout_errors(site))

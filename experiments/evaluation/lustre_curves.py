@@ -1,0 +1,209 @@
+"""The Lustre model against public stripe-count curves (experiments/evaluation/sweeps/).
+
+    PYTHONPATH=$PWD .venv/bin/python -m experiments.evaluation.lustre_curves \
+        --out experiments/evaluation/results/lustre_curves
+
+Tolerance, stated before any comparison (per curve, on each configuration's median):
+- Spearman rank correlation between predicted and measured values >= 0.8;
+- best setting: the model's best configuration is within a factor 2 of the measured best one in every swept
+  numeric parameter (stripe count 40..160 when the measured best is 80) and equal in the categorical ones;
+- every point: predicted / measured within 0.5..2.
+A curve passes only if all three hold. A curve some model constant was fitted to is reported but marked
+``fitted``: it does not count as validation. Each system's profile comes from its public hardware figures
+(experiments/evaluation/sweeps/profiles/, the shipped shaheen2 profile); nothing is fitted here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scipy.stats import spearmanr
+
+from autotune.campaign import SiteFit, heldout_errors
+from autotune.launch._replay import Recording, parse_key
+from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, MeasuredRun, fit_constants, predict
+from autotune.pattern import IOPattern
+from autotune.systems import SystemProfile, load_system
+
+HERE = Path(__file__).resolve().parent / "sweeps"
+MIB = 1 << 20
+RHO_MIN, BEST_FACTOR, POINT_FACTOR = 0.8, 2.0, 2.0
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One recorded curve: its file, the system profile, the pattern, how a row becomes a model configuration."""
+
+    name: str
+    csv: str
+    system: str                     # a profile path under sweeps/profiles, or a shipped profile's name
+    pattern: IOPattern
+    config: Callable[[dict[str, str], dict[str, str]], dict[str, Any]]
+    select: Callable[[dict[str, str]], bool] = lambda key: True
+    fitted: bool = False
+    note: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _ranger_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
+    sc = int(key["lustre.stripe_count"])
+    return {"lustre.stripe_count": sc, "lustre.stripe_size": int(row["stripe_size_mib"]) * MIB,
+            "mpiio.cb_nodes": int(row["writers"])}
+
+
+def _bw_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
+    return {"lustre.stripe_count": int(key["lustre.stripe_count"]), "lustre.stripe_size": MIB,
+            "mpiio.romio_cb_write": key["mpiio.romio_cb_write"]}
+
+
+# Ranger: 256 ranks x one 100^3 block of doubles, a hyperslab of a 3-D dataset: contiguous pieces are rows of
+# 100 values (800 B); one collective call per rank (cubeTestHDF5 --h5slab, T3PIO's hints).
+RANGER = IOPattern(ranks=256, nodes=16, bytes_per_rank=8_000_000, transfer_size=8_000_000, layout="strided",
+                   library="hdf5", piece_size=800)
+# Blue Waters: 1024 ranks x a 512 x 512 block of doubles (assumed 32 x 32 decomposition): 4 KiB pieces.
+BLUEWATERS = IOPattern(ranks=1024, nodes=64, bytes_per_rank=2 * MIB, transfer_size=2 * MIB, layout="strided",
+                       piece_size=4096)
+SHAHEEN = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
+                    transfer_size=361_000_000_000 // 1216, library="pnetcdf")
+
+CURVES: tuple[Curve, ...] = (
+    Curve("Ranger HDF5 collective, 256 ranks / 16 nodes", "ranger-t3pio-stripe-count.csv", "ranger", RANGER,
+          _ranger_cfg),
+    Curve("Blue Waters collective, 1024 ranks / 64 nodes", "bluewaters-ioda-stripe-count.csv", "bluewaters",
+          BLUEWATERS, _bw_cfg, lambda k: k["mpiio.romio_cb_write"] == "enable"),
+    Curve("Blue Waters independent, 1024 ranks / 64 nodes", "bluewaters-ioda-stripe-count.csv", "bluewaters",
+          BLUEWATERS.with_(io_mode="independent"), _bw_cfg, lambda k: k["mpiio.romio_cb_write"] == "disable"),
+    Curve("Shaheen PnetCDF restart, 1216 ranks / 38 nodes", "shaheen-restart-stripe-count.csv", "shaheen2", SHAHEEN,
+          lambda k, r: {"lustre.stripe_count": int(k["lustre.stripe_count"])}, fitted=True,
+          note="write_latency, client_stream, exchange_bw, straggler_cv were fitted to these two points"),
+)
+
+
+def _system(name: str) -> SystemProfile:
+    path = HERE / "profiles" / f"{name}.yaml"
+    return load_system(str(path) if path.exists() else name)
+
+
+def _rows(rec: Recording) -> dict[str, dict[str, str]]:
+    """The first CSV row of each configuration (its extra columns)."""
+    import csv
+
+    lines = [ln for ln in rec.path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    out: dict[str, dict[str, str]] = {}
+    for row in csv.DictReader(lines):
+        out.setdefault(row["config"], row)
+    return out
+
+
+def _value(pred: Any, metric: str) -> float:
+    if metric == "seconds":
+        return float(pred.seconds)
+    return float(pred.bandwidth_gb_s) * 1e9 / MIB     # MiB/s
+
+
+def _best_close(pred_key: dict[str, str], meas_key: dict[str, str]) -> bool:
+    for k, v in meas_key.items():
+        try:
+            a, b = float(pred_key[k]), float(v)
+        except ValueError:
+            if pred_key[k] != v:
+                return False
+            continue
+        if max(a, b) > BEST_FACTOR * min(a, b):
+            return False
+    return True
+
+
+def evaluate(curve: Curve) -> dict[str, Any]:
+    """Predicted and measured values of every configuration of ``curve``, and the three criteria."""
+    rec = Recording.load(HERE / curve.csv)
+    rows = _rows(rec)
+    system = _system(curve.system)
+    better = min if rec.metric == "seconds" else max
+    points = []
+    for key, measured in rec.medians().items():
+        parsed = parse_key(key)
+        if not curve.select(parsed):
+            continue
+        model = _value(predict(curve.pattern, system, None, curve.config(parsed, rows[key])), rec.metric)
+        points.append({"config": key, "measured": measured, "model": model, "ratio": model / measured})
+    meas_best = better(points, key=lambda p: p["measured"])
+    model_best = better(points, key=lambda p: p["model"])
+    rho = float(spearmanr([p["measured"] for p in points], [p["model"] for p in points])[0]) if len(points) > 2 \
+        else (1.0 if (points[0]["measured"] - points[1]["measured"]) * (points[0]["model"] - points[1]["model"]) > 0
+              else -1.0)
+    rho_ok = rho >= RHO_MIN
+    best_ok = _best_close(parse_key(model_best["config"]), parse_key(meas_best["config"]))
+    within = all(1 / POINT_FACTOR <= p["ratio"] <= POINT_FACTOR for p in points)
+    return {"curve": curve.name, "file": curve.csv, "system": curve.system, "metric": rec.metric,
+            "fitted": curve.fitted, "note": curve.note, "points": points, "rho": rho, "rho_ok": rho_ok,
+            "measured_best": meas_best["config"], "model_best": model_best["config"], "best_ok": best_ok,
+            "within_2x": within, "passed": rho_ok and best_ok and within and not math.isnan(rho)}
+
+
+def refit(curve: Curve) -> dict[str, Any] | None:
+    """Not validation: the Lustre constants ``autotune model fit`` fits, fitted to the curve itself, and the
+    k-fold held-out error ``autotune model advise`` reports as its trust (None below 4 points)."""
+    rec = Recording.load(HERE / curve.csv)
+    rows, system = _rows(rec), _system(curve.system)
+    fs = system.filesystem()
+    runs = [MeasuredRun(curve.pattern, curve.config(parse_key(k), rows[k]), v, rec.metric)
+            for k, v in rec.medians().items() if curve.select(parse_key(k))]
+    if len(runs) < 4:
+        return None
+    names = FIT_NAMES[fs.kind]
+    fit = fit_constants(runs, system, names, fs.name, bounds=(1 / SPAN, SPAN), prior_weight=PRIOR_WEIGHT)
+    held = sorted(heldout_errors(SiteFit(system, fs, runs, tuple(fit.values), fit)))
+    return {"rms_factor": math.exp(fit.rms_log_error), "heldout_median": math.exp(held[len(held) // 2]),
+            "heldout_worst": math.exp(held[-1]), "points": len(runs)}
+
+
+def report(results: list[dict[str, Any]]) -> str:
+    lines = ["| curve | rho | best: model / measured | points within 2x | verdict |", "|---|---|---|---|---|"]
+    for r in results:
+        worst = max(r["points"], key=lambda p: abs(math.log(p["ratio"])))
+        verdict = "fitted (not validation)" if r["fitted"] else ("PASS" if r["passed"] else "**miss**")
+        lines.append(f"| {r['curve']} | {r['rho']:.2f}{'' if r['rho_ok'] else ' (miss)'} | {r['model_best']} / "
+                     f"{r['measured_best']}{'' if r['best_ok'] else ' (miss)'} | "
+                     f"{sum(1 / POINT_FACTOR <= p['ratio'] <= POINT_FACTOR for p in r['points'])}/{len(r['points'])}"
+                     f" (worst x{worst['ratio']:.2f} at {worst['config']}) | {verdict} |")
+    lines.append("")
+    for r in results:
+        lines.append(f"{r['curve']} ({r['file']}, metric {r['metric']}):")
+        lines.extend(f"    {p['config']:<60} measured {p['measured']:10.4g}  model {p['model']:10.4g}  x{p['ratio']:.2f}"
+                     for p in r["points"])
+    valid = [r for r in results if not r["fitted"]]
+    lines.append(f"\n{sum(r['passed'] for r in valid)}/{len(valid)} unfitted curves within tolerance"
+                 " (rho >= 0.8, best within 2x, every point within 2x)")
+    for r in results:
+        if r.get("refit"):
+            f = r["refit"]
+            lines.append(f"refitted to its own curve (not validation), {r['curve']}: rms x{f['rms_factor']:.2f},"
+                         f" 5-fold held-out median x{f['heldout_median']:.2f}, worst x{f['heldout_worst']:.2f}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", help="write OUT.md and OUT.json")
+    args = parser.parse_args(argv)
+    results = [evaluate(c) for c in CURVES]
+    for r, c in zip(results, CURVES, strict=True):
+        r["refit"] = refit(c)
+    text = report(results)
+    sys.stdout.write(text)
+    if args.out:
+        Path(args.out + ".md").write_text(text)
+        Path(args.out + ".json").write_text(json.dumps(results, indent=1) + "\n")
+    return 0 if all(r["passed"] for r in results if not r["fitted"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
