@@ -167,7 +167,11 @@ def test_a_study_of_the_previous_format_reads_and_the_commands_work(tmp_path: Pa
     assert trialrecord.read_study(study).repeats == 3
     assert main(["status", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "2 finished (2 complete, 0 failed)" in out and "1 broke a rule" in out and "3.00x" in out
+    assert "2 finished (2 complete, 0 failed)" in out and "1 broke a rule (not run: some_rule 1)" in out
+    assert "3.00x" in out
+    assert main(["status", str(path), "--trials-table"]) == 0
+    table = capsys.readouterr().out
+    assert "   2 not run: broke the rule(s) some_rule" in table and "hints: -" in table  # no hints: a default
     assert main(["export", str(path), "--format", "json"]) == 0
     best = recs[1].config or {}
     assert json.loads(capsys.readouterr().out)["config"] == {"lustre.stripe_count": best["lustre.stripe_count"]}

@@ -39,6 +39,7 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     from optuna.trial import TrialState
 
     from autotune.campaign import Runtime, counts, open_study, recent, summary_text, trials_in
+    from autotune.measure import verdict_cell
 
     c = load(args)
     rt = Runtime.build(c)
@@ -52,7 +53,8 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     print(f"study {c.study} in {c.storage}")
     print(f"trials: {n.ran_complete + n.ran_failed} finished ({n.ran_complete} complete, {n.ran_failed} failed), "
           f"{len(running)} running" + (f" (trial {shown})" if running else "")
-          + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run)"
+          + f", {n.states.get('WAITING', 0)} queued, {n.infeasible} broke a rule (not run"
+          + (": " + ", ".join(f"{rule} {k}" for rule, k in sorted(n.rules.items())) if n.rules else "") + ")"
           + (f", {n.duplicates} repeated a completed configuration (not run)" if n.duplicates else "")
           + (f", {n.dropped} queued outside the space (dropped)" if n.dropped else ""))
     from autotune.campaign import pending_lines
@@ -64,17 +66,26 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         trials = study.get_trials(deepcopy=False) if args.all_trials else recent(study, TABLE_ROWS, tuple(TrialState))
         if len(trials) < n.total:
             print(f"the last {len(trials)} of {n.total} trials (--all-trials lists every one):")
+        print("hints: per setting, ok (verified in effect), NOT IN EFFECT, not passed (never reached the program), "
+              "unverified (nothing observable tells); `autotune status` prints the evidence for the best trial")
         for t in trials:
             rec = trialrecord.read(t)
             if rec.infeasible:
+                print(f"{t.number:4d} not run: broke the rule(s) {', '.join(rec.infeasible)} {rt.config_of(t)}")
                 continue
             reps = " ".join(f"{v:.4g}" if v is not None else "fail" for v in rec.repetitions)
             val = f"{t.values[0]:.4g}" if t.values else "-"
             cost = rec.cost or {}
             val += f" cost {cost['cost']:.4g}" if "cost" in cost else ""
             tag = " (default)" if rec.is_default else f" (rule of thumb {rec.rule_of_thumb})" if rec.rule_of_thumb else ""
-            print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}{tag}")
+            print(f"{t.number:4d} {t.state.name:8s} {val:>10s} [{reps}] {rt.config_of(t)}{tag}  hints: "
+                  f"{verdict_cell(rec.verification) if rec.verification else _mismatch_cell(rec.hints_not_in_effect)}")
     return 0
+
+
+def _mismatch_cell(mismatches: dict[str, Any]) -> str:
+    """A trial recorded before per-setting verification: its mismatches only."""
+    return "NOT IN EFFECT " + ",".join(sorted(mismatches)) if mismatches else "-"
 
 
 def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:

@@ -30,9 +30,9 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
         check_notify(args.notify)
     c = load(args)
     rt = Runtime.build(c)
+    warn_stack(rt)  # --dry-run too: it refuses where the real run would
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
-    warn_stack(rt)
     from autotune.campaign import nothing_left_on_failure
 
     with nothing_left_on_failure(c.workdir):  # a refused store or bad input leaves no work directory behind

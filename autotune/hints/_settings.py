@@ -122,17 +122,18 @@ def burst_buffer(config: Mapping[str, Any], fs: FileSystem, pattern: IOPattern,
 
 
 def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pattern: IOPattern,
-            persistent: str | None = None) -> Settings:
+            persistent: str | None = None, io: str = "ompio") -> Settings:
     """Turn a namespaced configuration into per-layer settings for ``system``/``fs``.
 
     Parameters absent from ``config`` are left to the system's defaults (no hint is emitted). On
     upstream ROMIO, ``cb_nodes`` above one aggregator per node would be silently capped by the default
     ``cb_config_list=*:1``; unless the configuration sets ``cb_config_list`` itself, the matching
-    ``*:N`` is added so that the requested aggregators really take effect.
+    ``*:N`` is added so that the requested aggregators really take effect. ``io``: under Open MPI, the io
+    component that runs when ``config`` has no ``ompi.io`` (the launch's ``--mca io``/``OMPI_MCA_io``, else OMPIO).
     """
     info: dict[str, str] = {}
     mca: dict[str, str] = {}
-    idle = other_component({"ompi.io": "ompio", **config}) if system.mpi_flavour == "openmpi" else {}
+    idle = other_component({"ompi.io": io, **config}) if system.mpi_flavour == "openmpi" else {}
     for name, value in config.items():
         if name in idle:  # Open MPI: a setting of the io component that does not run is not delivered
             continue
@@ -146,7 +147,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
             continue
         info[key] = _hint_value(value)
     upstream_romio = system.mpi_flavour == "mpich" or (system.mpi_flavour == "openmpi"
-                                                        and config.get("ompi.io") == "romio321")
+                                                        and str(config.get("ompi.io", io)).startswith("romio"))
     if upstream_romio and "mpiio.cb_nodes" in config and "mpiio.cb_config_list" not in config:
         per_node = math.ceil(int(config["mpiio.cb_nodes"]) / max(1, pattern.nodes))
         if per_node > 1:
@@ -155,7 +156,7 @@ def resolve(config: Mapping[str, Any], system: SystemProfile, fs: FileSystem, pa
     if fs.tier is LUSTRE and ("lustre.stripe_count" in config or "lustre.stripe_size" in config):
         stripe = Stripe(int(config.get("lustre.stripe_count", fs.default_stripe_count)),
                         int(config.get("lustre.stripe_size", fs.default_stripe_size)))
-    if stripe is not None and system.mpi_flavour == "openmpi" and config.get("ompi.io", "ompio") == "ompio":
+    if stripe is not None and system.mpi_flavour == "openmpi" and config.get("ompi.io", io) == "ompio":
         # OMPIO's Lustre fs component stripes a new file by these (0/unset: the directory's layout)
         mca.update(fs_lustre_stripe_width=str(stripe.count), fs_lustre_stripe_size=str(stripe.size))
     bb = burst_buffer(config, fs, pattern, persistent) if fs.tier is DATAWARP else None

@@ -32,8 +32,10 @@ class AppCommand:
 
 
 def param_env(request: RunRequest) -> dict[str, str]:
-    """``AUTOTUNE_PARAM_LUSTRE_STRIPE_COUNT=4``-style variables for every parameter of the trial."""
-    env = {f"AUTOTUNE_PARAM_{k.upper().replace('.', '_')}": str(v) for k, v in request.config.items()}
+    """``AUTOTUNE_PARAM_LUSTRE_STRIPE_COUNT=4``-style variables for every setting the trial passes
+    (``settings.config``): none for a setting left at the system's default, so the default trial gets only the
+    campaign's fixed settings and a program that copies them into ``MPI_Info`` keeps its own baseline."""
+    env = {f"AUTOTUNE_PARAM_{k.upper().replace('.', '_')}": str(v) for k, v in request.settings.config.items()}
     env.update(AUTOTUNE_TRIAL=str(request.trial), AUTOTUNE_REPETITION=str(request.repetition),
                AUTOTUNE_DATA_DIR=str(request.data_dir), AUTOTUNE_RUN_DIR=str(request.run_dir),
                AUTOTUNE_CAMPAIGN=request.campaign)

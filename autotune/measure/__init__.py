@@ -4,6 +4,8 @@ from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, 
 from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
 from autotune.measure._effect import (
+    NOT_PASSED,
+    NOT_VERIFIABLE,
     OMPIO_MCA,
     STATES,
     Evidence,
@@ -23,7 +25,13 @@ from autotune.measure._extract import (
     find_record,
     get_extractor,
 )
-from autotune.measure._hintsdisplay import parse_hints_blocks, parse_hints_display, strip_hints_display
+from autotune.measure._hintsdisplay import (
+    PrintedHints,
+    judge_printed,
+    parse_hints_blocks,
+    parse_hints_display,
+    strip_hints_display,
+)
 from autotune.measure._margin import (
     ALPHA,
     INTERIM,
@@ -42,6 +50,7 @@ from autotune.measure._margin import (
 from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
 from autotune.measure._sanity import metric_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
+from autotune.measure._verdicts import PROBLEMS, verdict_brief, verdict_cell, verdict_lines
 from autotune.measure._verify import count_aggregators, verify_hints
 
 from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
@@ -55,8 +64,11 @@ __all__ = [
     "EXTRACTORS",
     "INTERIM",
     "MIN_TRIALS",
+    "NOT_PASSED",
+    "NOT_VERIFIABLE",
     "OMPIO_MCA",
     "ONE_SIDED_KINDS",
+    "PROBLEMS",
     "STATES",
     "TRIM",
     "UNITS",
@@ -66,6 +78,7 @@ __all__ = [
     "JsonExtractor",
     "Measurement",
     "MetricUnit",
+    "PrintedHints",
     "ReadFailed",
     "RegexExtractor",
     "WallTimeExtractor",
@@ -86,6 +99,7 @@ __all__ = [
     "implausible_given",
     "in_child",
     "interval",
+    "judge_printed",
     "library_of",
     "log_metrics",
     "looks",
@@ -105,6 +119,9 @@ __all__ = [
     "took_effect",
     "trimmed",
     "unpaired",
+    "verdict_brief",
+    "verdict_cell",
+    "verdict_lines",
     "verify_hints",
     "verify_run",
     "verify_settings",

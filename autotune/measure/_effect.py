@@ -11,7 +11,8 @@ under romio321 alike), so only evidence the library cannot fake counts:
 - ROMIO's own report of its hints (``MPI_File_get_info`` under MPICH, ``ROMIO_PRINT_HINTS`` under MPICH or
   romio321), which holds the values ROMIO uses, not the ones asked for.
 
-Everything else is "not verifiable".
+A setting that never reached the program is "not passed" (a command's hints go into a ROMIO_HINTS file, which
+OMPIO never reads); everything else is "not verifiable".
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from autotune.measure._hintsdisplay import PrintedHints
 from autotune.measure._verify import verify_hints
 from autotune.systems import parse_library_version
 
 IN_EFFECT = "in effect"
 NOT_IN_EFFECT = "not in effect"
 NOT_VERIFIABLE = "not verifiable"
-STATES = (IN_EFFECT, NOT_IN_EFFECT, NOT_VERIFIABLE)
+NOT_PASSED = "not passed"  # the setting never reached the program (e.g. a ROMIO_HINTS file under OMPIO)
+STATES = (IN_EFFECT, NOT_IN_EFFECT, NOT_PASSED, NOT_VERIFIABLE)
 
 MCA_PREFIX = "mca:"  # an Open MPI MCA parameter in a verification (``mca:fcoll``), beside MPI_Info keys
 # ROMIO's own hints: OMPIO has no such keys (Open MPI's MPI-IO documentation); cb_nodes is standard and OMPIO honours it.
@@ -51,6 +54,8 @@ class Evidence:
     write_bytes: Sequence[int] | None = None
     collective_shared: bool = True   # collective writes to one shared file (else aggregation cannot happen)
     components: Sequence[str] | None = None
+    judged: str = ""  # which printed open ``reported`` comes from, when the program printed several
+    disagree: Mapping[str, Sequence[str]] = field(default_factory=dict)  # keys the opens printed differently
 
     @property
     def writers(self) -> int | None:
@@ -73,14 +78,15 @@ def _state(state: str, how: str, requested: str, observed: Any = None) -> dict[s
     return {"state": state, "how": how, "requested": requested, "observed": observed}
 
 
-def _io_component(mca: Mapping[str, str], ev: Evidence) -> str:
-    """The Open MPI io component that ran: seen in the loaded libraries, else the requested one (ompio by default)."""
+def _io_component(mca: Mapping[str, str], ev: Evidence, default: str = "ompio") -> str:
+    """The Open MPI io component that ran: seen in the loaded libraries, else the requested one, else ``default``
+    (the launch's own selection; OMPIO when it makes none)."""
     if ev.loaded("fcoll"):
         return "ompio"
     io = ev.loaded("io")
     if io == {"romio321"} or (io and "ompio" not in io):
         return sorted(io)[0]
-    return mca.get("io", "ompio")
+    return mca.get("io", default)
 
 
 def _writers_check(key: str, value: str, wanted: int | None, ev: Evidence) -> dict[str, Any]:
@@ -120,16 +126,23 @@ def _aggregation(key: str, value: str, ev: Evidence, disabled: bool) -> dict[str
     return None
 
 
-def verify_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidence) -> dict[str, dict[str, Any]]:
+def verify_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidence, io_default: str = "ompio",
+                    via_file: bool = False) -> dict[str, dict[str, Any]]:
     """Per requested setting (MPI_Info keys, and ``mca:<name>`` for Open MPI MCA parameters):
-    ``{"state": in effect | not in effect | not verifiable, "how": ..., "requested": ..., "observed": ...}``."""
+    ``{"state": in effect | not in effect | not passed | not verifiable, "how": ..., "requested": ...,
+    "observed": ...}``. ``via_file``: the MPI_Info keys went into a ROMIO_HINTS file (a command), not MPI_Info."""
     out: dict[str, dict[str, Any]] = {}
     ompi = ev.library == "openmpi"
-    io = _io_component(mca, ev) if ompi else ""
+    io = _io_component(mca, ev, io_default) if ompi else ""
     disabled = (str(info.get("romio_cb_write", "")).lower() == "disable" and (not ompi or io == "romio321")) or \
         (str(mca.get("fcoll", "")).lower() == "individual" and io == "ompio")
     report = verify_hints(info, ev.reported) if ev.reports_real_values and (not ompi or io == "romio321") else None
     for key, value in info.items():
+        if ompi and io == "ompio" and via_file:
+            out[key] = _state(NOT_PASSED, "written to a ROMIO_HINTS file, which OMPIO never reads (only ROMIO "
+                                          "does); a command under OMPIO gets hints only through its own MPI_Info",
+                              value)
+            continue
         if ompi and io == "ompio" and key in ROMIO_KEYS:
             out[key] = _state(NOT_IN_EFFECT, "OMPIO ran, and it has no such hint (a ROMIO hint; Open MPI's MPI-IO "
                                              "documentation)", value)
@@ -139,10 +152,16 @@ def verify_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidenc
             bad = (report or {}).get(key)
             if found["state"] == NOT_IN_EFFECT and bad:  # ROMIO's report says why (e.g. cb_config_list=*:1)
                 found["how"] += f"; {bad['why']}"
+            if ev.judged:
+                found["how"] += f"; {ev.judged}"
             out[key] = found
+        elif report is not None and key in ev.disagree:
+            values = ", ".join(str(v) for v in ev.disagree[key])
+            out[key] = _state(NOT_VERIFIABLE, f"the opens ROMIO printed disagree ({key} = {values}); {ev.judged}",
+                              value)
         elif report is not None:
             bad = report.get(key)
-            how = "ROMIO's own report of its hints (real values, not an echo)"
+            how = "ROMIO's own report of its hints (real values, not an echo)" + (f"; {ev.judged}" if ev.judged else "")
             out[key] = (_state(NOT_IN_EFFECT, f"{how}: {bad['why']}", value, bad.get("in_effect")) if bad
                         else _state(IN_EFFECT, how, value, ev.reported.get(key)))
         else:
@@ -179,13 +198,14 @@ def not_in_effect(verification: Mapping[str, Mapping[str, Any]]) -> dict[str, di
     """The settings verified not in effect, in the shape of ``hints_not_in_effect``."""
     return {k: {"requested": v.get("requested"), "in_effect": None if v.get("observed") is None else str(v["observed"]),
                 "why": v.get("how")}
-            for k, v in verification.items() if v.get("state") == NOT_IN_EFFECT}
+            for k, v in verification.items() if v.get("state") in (NOT_IN_EFFECT, NOT_PASSED)}
 
 
 def took_effect(verification: Mapping[str, Mapping[str, Any]]) -> bool | None:
-    """False if any setting is verified not in effect, None if any cannot be verified, else True."""
+    """False if any setting is verified not in effect or was not passed, None if any cannot be verified, else
+    True."""
     states = {v.get("state") for v in verification.values()}
-    if NOT_IN_EFFECT in states:
+    if NOT_IN_EFFECT in states or NOT_PASSED in states:
         return False
     return None if NOT_VERIFIABLE in states else True
 
@@ -198,12 +218,15 @@ def library_of(version: str) -> str:
 
 
 def verify_run(info: Mapping[str, str], mca: Mapping[str, str], library: str, record: Mapping[str, Any] | None,
-               printed: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+               printed: PrintedHints, io_default: str = "ompio") -> dict[str, dict[str, Any]]:
     """The verification of one run: a built-in kernel's own (its ``record``), else from the hints the library
-    printed (``ROMIO_PRINT_HINTS``/``MPICH_MPIIO_HINTS_DISPLAY``: ROMIO's real values) for a command whose MPI
-    is ``library`` (the system's flavour); nothing printed leaves every MPI-IO hint not verifiable."""
+    printed (``ROMIO_PRINT_HINTS``/``MPICH_MPIIO_HINTS_DISPLAY``: ROMIO's real values, judged on the widest
+    open: ``judge_printed``) for a command whose MPI is ``library`` (the system's flavour); nothing printed
+    leaves every MPI-IO hint not verifiable."""
     if record is not None and isinstance(record.get("verification"), dict):
         return dict(record["verification"])
     if not info and not mca:
         return {}
-    return verify_settings(info, mca, Evidence(library, dict(printed), bool(printed)))
+    return verify_settings(info, mca, Evidence(library, dict(printed.hints), bool(printed.hints),
+                                               judged=printed.judged, disagree=dict(printed.disagree)),
+                           io_default, via_file=True)

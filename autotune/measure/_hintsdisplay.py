@@ -14,13 +14,20 @@ Cray MPICH with ``MPICH_MPIIO_HINTS_DISPLAY=1`` (format from Cray's documentatio
               cb_buffer_size           = 16777216
               striping_factor          = 48
 
-``parse_hints_blocks(text)`` returns every block in order; ``parse_hints_display(text)`` the hints of
-the last file opened (``{}`` when the text has none).
+``parse_hints_blocks(text)`` returns every block in order; ``judge_printed(text)`` the hints of the open(s)
+that carry the data. ROMIO prints on rank 0 *of the file's communicator* and names neither the file nor the
+communicator: a program that writes its file collectively and then reopens it on ``MPI_COMM_SELF`` (upstream
+IOR's checks do) prints one block for the collective open and one per rank for every reopen, so the last block
+is a one-rank open. The widest open is judged: the one whose ``romio_aggregator_list`` names the most ranks (an
+aggregator is a rank of the communicator, so a list of two ranks proves a communicator of at least two).
+When every open printed one aggregator, nothing printed tells them apart: only the values all opens agree on
+are judged.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 _ROMIO = re.compile(r"^\s*key = (?P<key>\S+)\s+value = (?P<value>.*?)\s*$")
@@ -55,10 +62,75 @@ def parse_hints_blocks(text: str) -> list[dict[str, Any]]:
     return [b for b in blocks if b["hints"]]
 
 
+@dataclass(frozen=True)
+class PrintedHints:
+    """The hints judged from a run's printed blocks. ``hints``: the judged open's (for the keys every judged open
+    agrees on); ``opens``: blocks printed; ``judged``: which open was judged, one phrase ("" for a single open);
+    ``disagree``: keys the opens printed different values for and that could not be judged, with those values."""
+
+    hints: dict[str, str] = field(default_factory=dict)
+    opens: int = 0
+    judged: str = ""
+    disagree: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _width(hints: dict[str, str]) -> int:
+    return len(hints.get("romio_aggregator_list", "").split())
+
+
+def _agreed(blocks: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The keys every block that prints them gives the same value, and the others with their values (an
+    interleaved output can split a block: a key missing from a piece is no disagreement)."""
+    keys = [k for b in blocks for k in b]
+    agreed: dict[str, str] = {}
+    disagree: dict[str, list[str]] = {}
+    for key in dict.fromkeys(keys):
+        values = list(dict.fromkeys(b[key] for b in blocks if key in b))
+        if len(values) == 1:
+            agreed[key] = values[0]
+        else:
+            disagree[key] = values
+    return agreed, disagree
+
+
+def judge_printed(text: str) -> PrintedHints:
+    """The hints of the open(s) that carry the data among every block the MPI library printed (module doc)."""
+    parsed = parse_hints_blocks(text)
+    blocks = [dict(b["hints"]) for b in parsed]
+    if not blocks:
+        return PrintedHints()
+    if len(blocks) == 1:
+        return PrintedHints(blocks[0], 1)
+    opens = _opens(parsed)
+    widest = max(_width(b) for b in blocks)
+    if widest > 1:
+        chosen = [b for b in blocks if _width(b) == widest]
+        hints, disagree = _agreed(chosen)
+        aggs = chosen[0].get("romio_aggregator_list", "").strip()
+        which = "the open" if len(chosen) == 1 else f"the {len(chosen)} opens"
+        note = (f"judged on {which} with {widest} aggregators (romio_aggregator_list {aggs}), the widest of "
+                f"{opens} opens ROMIO printed; the others had fewer aggregators (smaller communicators, "
+                "e.g. reopens on MPI_COMM_SELF)")
+        return PrintedHints(hints, opens, note, disagree)
+    hints, disagree = _agreed(blocks)
+    note = (f"{opens} opens printed, each with at most one aggregator: the printed hints cannot tell a "
+            "collective open from reopens on MPI_COMM_SELF, so only the values all opens agree on were judged")
+    return PrintedHints(hints, opens, note, disagree)
+
+
+def _opens(parsed: list[dict[str, Any]]) -> int:
+    """How many opens printed: every open prints each of its keys once, so the most frequent key counts them
+    (ranks that print at once interleave their lines, which splits blocks; the count stays right)."""
+    seen: dict[tuple[str, str], int] = {}
+    for b in parsed:
+        for key in b["hints"]:
+            seen[(b["format"], key)] = seen.get((b["format"], key), 0) + 1
+    return max(seen.values(), default=0)
+
+
 def parse_hints_display(text: str) -> dict[str, str]:
-    """The hints in effect for the last file the program opened, as the MPI library printed them."""
-    blocks = parse_hints_blocks(text)
-    return dict(blocks[-1]["hints"]) if blocks else {}
+    """The judged hints (``judge_printed``) of the file the program writes, as the MPI library printed them."""
+    return judge_printed(text).hints
 
 
 def strip_hints_display(text: str) -> str:

@@ -43,6 +43,10 @@ class BoundSpace:
     fixed: Config
     notices: list[str]
     rules: list[Rule]
+    # Open MPI: the io component when ``ompi.io`` is not set (the launch's selection), and the settings only ROMIO
+    # receives (a command's MPI-IO hints travel in a ROMIO_HINTS file: for it every ``mpiio.*`` is ROMIO-only)
+    io_default: str = "ompio"
+    romio_only: tuple[str, ...] = ROMIO_ONLY_SETTINGS
 
     @classmethod
     def build(cls, spec: SearchSpace, system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> BoundSpace:
@@ -110,8 +114,8 @@ class BoundSpace:
         if self.fs.tier is RABBIT:
             env.setdefault("rabbit.type", RABBIT.default_type)
         if self.system.mpi_flavour == "openmpi":  # settings moved off their defaults, per Open MPI io component
-            env.setdefault("ompi.io", "ompio")
-            env["derived.romio_only"] = self._moved(config, ROMIO_ONLY_SETTINGS)
+            env.setdefault("ompi.io", self.io_default)
+            env["derived.romio_only"] = self._moved(config, self.romio_only)
             env["derived.ompio_only"] = self._moved(config, OMPIO_ONLY_SETTINGS)
         return env
 

@@ -132,6 +132,17 @@ def parse_ompi_info_io(text: str) -> OmpiIo:
     return OmpiIo(tuple(components), selection, source, priorities)
 
 
+def launcher_flavour(text: str) -> str | None:
+    """The profile flavour of an ``mpiexec --version`` text: Open MPI's launcher names itself ("mpiexec
+    (OpenRTE) 4.1.4", Open MPI 5: "(Open MPI)"), MPICH's and Intel MPI's Hydra print "HYDRA build details" or
+    "Intel(R) MPI Library" (both ROMIO: the ``mpich`` flavour); None for anything else."""
+    if re.search(r"OpenRTE|Open MPI|PRRTE", text):
+        return "openmpi"
+    if re.search(r"HYDRA|Intel\(R\) MPI Library", text):
+        return "mpich"
+    return None
+
+
 def mca_args(argv: Sequence[str]) -> dict[str, str]:
     """The MCA parameters a launcher's arguments set (``--mca NAME VALUE``, ``-mca``, ``--gmca``)."""
     out: dict[str, str] = {}

@@ -127,6 +127,8 @@ class SystemProfile:
     source: str = ""
     charge: Charge = DEFAULT_CHARGE  # charge rates (``charge:``), for campaigns with ``objective.cost``
     cores_source: str = ""  # how ``cores_per_node`` was detected (``node.cores: detect``); "" = the profile's number
+    mpi_detect: bool = False  # ``mpi.flavour: detect``: the campaign sets the flavour its launcher's MPI has
+    mpi_source: str = ""      # how ``mpi_flavour`` was detected ("" = the profile's word)
 
     @property
     def is_cray(self) -> bool:
@@ -231,8 +233,10 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
     d = check_keys(data, _TOP_KEYS, where, required=("name", "filesystems"))
     mpi = check_keys(d.get("mpi", {}), {"flavour"}, f"{where}.mpi")
     flavour = mpi.get("flavour", "mpich")
+    detect = flavour == "detect"  # this host: the campaign asks its launcher's MPI (MPICH until it does)
+    flavour = "mpich" if detect else flavour
     if flavour not in MPI_FLAVOURS:
-        raise ConfigError(f"{where}.mpi.flavour: {flavour!r} is not one of {', '.join(MPI_FLAVOURS)}")
+        raise ConfigError(f"{where}.mpi.flavour: {flavour!r} is not one of {', '.join(MPI_FLAVOURS)} or 'detect'")
     node = check_keys(d.get("node", {}), {"cores", "memory"}, f"{where}.node")
     cores, cores_source = _cores(node.get("cores", 1), f"{where}.node.cores")
     if "memory" in node and parse_size(node["memory"], f"{where}.node.memory") <= 0:
@@ -251,7 +255,7 @@ def parse_system(data: dict[str, Any], source: str = "<dict>") -> SystemProfile:
         name=name, description=str(d.get("description", "")), mpi_flavour=flavour,
         cores_per_node=cores, cores_source=cores_source, filesystems=fss, default_filesystem=default_fs,
         scheduler=dict(d.get("scheduler") or {}), model=dict(d.get("model") or {}), source=source,
-        charge=parse_charge(d.get("charge"), f"{where}.charge"),
+        charge=parse_charge(d.get("charge"), f"{where}.charge"), mpi_detect=detect,
     )
 
 

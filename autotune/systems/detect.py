@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from autotune.systems._mpiparse import (
     MpiLibrary,
     _printable,
     is_romio,
+    launcher_flavour,
     mca_args,
     ompi_io_component,
     parse_library_version,
@@ -180,20 +182,34 @@ def _ompi_info(mpiexec: str) -> str | None:
 
 
 def detect_mpi(mpiexec: str = "mpiexec", python: str | None = None, mpiexec_args: Sequence[str] = (),
-               env: Mapping[str, str] | None = None, timeout: float = MPI_TIMEOUT_S, fs_type: str = "") -> MpiStack:
+               env: Mapping[str, str] | None = None, timeout: float = MPI_TIMEOUT_S, fs_type: str = "",
+               command: bool = False) -> MpiStack:
     """Ask the MPI library the launcher's ranks load (one rank of ``mpiexec ... python -c``), cached per process.
 
     Under Open MPI, the io component is read from ``ompi_info`` with the launch's selection applied
     (``--mca io`` in ``mpiexec_args``, else ``OMPI_MCA_io``); ``fs_type`` is the target's file system type.
+    ``command``: the ranks run a program, not ``python``: the MPI is the one ``mpiexec`` belongs to
+    (``detect_launcher``), asked through mpi4py only when ``mpiexec --version`` names none.
     Never raises for a missing or broken MPI: ``MpiStack.error`` says what went wrong.
     """
     env = dict(os.environ if env is None else env)
     python = python or sys.executable
-    key = (mpiexec, python, tuple(mpiexec_args), env.get("OMPI_MCA_io", ""), fs_type, env.get("PATH", ""))
+    key = (mpiexec, python, tuple(mpiexec_args), env.get("OMPI_MCA_io", ""), fs_type, env.get("PATH", ""), command)
     hit = _MPI_CACHE.get(key)
     if hit is not None:
         return hit
-    stack = _ask_mpi(mpiexec, python, mpiexec_args, env, timeout, fs_type)
+    flavour, how = detect_launcher(mpiexec, env, timeout) if command else (None, "")
+    found = re.search(r"(?<![\d.])(\d+\.\d+(?:\.\d+)?)", how.partition("--version:")[2])
+    version = found.group(1) if found else ""
+    if flavour == "openmpi":
+        if os.geteuid() == 0:
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        stack = _ompi_stack(MpiLibrary("openmpi", version, how), mpiexec, mpiexec_args, env, timeout, fs_type)
+    elif flavour == "mpich":
+        stack = MpiStack(MpiLibrary("mpich", version, how), "romio", f"{how}: an MPICH-family launcher (ROMIO)", mpiexec)
+    else:
+        stack = _ask_mpi(mpiexec, python, mpiexec_args, env, timeout, fs_type)
     _MPI_CACHE[key] = stack
     return stack
 
@@ -240,6 +256,29 @@ def _ompi_stack(lib: MpiLibrary, mpiexec: str, mpiexec_args: Sequence[str], env:
     elif io.selection and io.selection_source:
         why = f"io={io.selection} ({io.selection_source}): {why}"
     return MpiStack(lib, component, f"ompi_info: {why}", mpiexec)
+
+
+_LAUNCHER_CACHE: dict[tuple[str, str], tuple[str | None, str]] = {}
+
+
+def detect_launcher(mpiexec: str = "mpiexec", env: Mapping[str, str] | None = None,
+                    timeout: float = MPI_TIMEOUT_S) -> tuple[str | None, str]:
+    """The MPI family ``mpiexec`` belongs to, from ``mpiexec --version`` (cached per process): ``(flavour, how)``,
+    flavour None when it cannot be told. A command runs the MPI its launcher belongs to, whatever mpi4py this
+    process has (mpi4py built against MPICH under Open MPI's mpiexec still answers MPICH)."""
+    env = dict(os.environ if env is None else env)
+    key = (mpiexec, env.get("PATH", ""))
+    if key not in _LAUNCHER_CACHE:
+        try:
+            code, out, err = _run([mpiexec, "--version"], env, timeout)
+        except (TimeoutError, OSError, ValueError) as exc:
+            _LAUNCHER_CACHE[key] = (None, f"{mpiexec} --version: {getattr(exc, 'strerror', None) or exc}")
+        else:
+            flavour = launcher_flavour(out + "\n" + err)
+            first = _printable((out.strip() or err.strip()).splitlines()[0] if (out.strip() or err.strip()) else "")
+            _LAUNCHER_CACHE[key] = (flavour, f"{mpiexec} --version: {first[:80]}" if flavour else
+                                    f"{mpiexec} --version (exit {code}) names no known MPI")
+    return _LAUNCHER_CACHE[key]
 
 
 def detect_stack(path: str | Path = ".", *, mpi: bool = True, mpiexec: str = "mpiexec", python: str | None = None,

@@ -14,7 +14,7 @@ import pytest
 from autotune.campaign import Runtime, check_stack, load_campaign
 from autotune.cli import main
 from autotune.errors import ConfigError
-from autotune.testing import simulate_cores
+from autotune.testing import local_system_file, simulate_cores
 
 DATA = Path(__file__).parent.parent / "systems" / "data"
 
@@ -40,7 +40,8 @@ def test_mpich_here_matches_the_local_profile(make_campaign: Any) -> None:
 
 def test_romio_hints_under_ompio_are_an_error(make_campaign: Any, tmp_path: Path) -> None:
     mpiexec = fake_openmpi(tmp_path / "ompi")
-    rt = _runtime(make_campaign, app={"mpiexec": True, "ranks": 2}, launcher={"name": "local", "mpiexec": mpiexec})
+    rt = _runtime(make_campaign, app={"mpiexec": True, "ranks": 2}, launcher={"name": "local", "mpiexec": mpiexec},
+                  system=str(local_system_file(tmp_path, "mpich")))  # a profile that says MPICH
     with pytest.raises(ConfigError, match=r"mpiio\.romio_cb_write.*openmpi 4\.1\.4 with MPI-IO ompio ignores") as err:
         check_stack(rt.campaign, rt.space)
     assert "--mca io romio321" in str(err.value) and "\n" not in str(err.value)
@@ -49,10 +50,10 @@ def test_romio_hints_under_ompio_are_an_error(make_campaign: Any, tmp_path: Path
 
 def test_romio_selected_under_open_mpi_is_a_one_line_contradiction(make_campaign: Any, tmp_path: Path) -> None:
     mpiexec = fake_openmpi(tmp_path / "ompi")
-    rt = _runtime(make_campaign, app={"mpiexec": True, "ranks": 2},
+    rt = _runtime(make_campaign, app={"mpiexec": True, "ranks": 2}, system=str(local_system_file(tmp_path, "mpich")),
                   launcher={"name": "local", "mpiexec": mpiexec, "mpiexec_args": ["--mca", "io", "romio321"]})
     assert check_stack(rt.campaign, rt.space).lines == (
-        "MPI: system 'local' says mpich; detected openmpi 4.1.4 (MPI-IO romio321)",)
+        "MPI: system 'local-mpich' says mpich; detected openmpi 4.1.4 (MPI-IO romio321)",)
 
 
 def test_model_launcher_detects_nothing(make_campaign: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,19 +80,32 @@ def test_profile_cores_and_file_system_contradictions(make_campaign: Any, tmp_pa
     assert "cores: system 'site' says 2 per node; detected 16 here (CPU affinity (16 of " in "\n".join(lines)
 
 
-def test_tune_and_ask_stop_with_one_line_check_runs_and_warns(make_campaign: Any, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_tune_ask_check_and_dry_run_stop_alike_with_one_line(make_campaign: Any, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    mpiexec = fake_openmpi(tmp_path / "ompi")
+    path = make_campaign(app={"mpiexec": True, "ranks": 2}, launcher={"name": "local", "mpiexec": mpiexec},
+                         system=str(local_system_file(tmp_path, "mpich")))
+    for argv in (["tune", str(path), "--no-tracking"], ["ask", str(path)], ["check", str(path)],
+                 ["tune", str(path), "--dry-run"]):
+        assert main(argv) == 2, argv
+        err = [ln for ln in capsys.readouterr().err.strip().splitlines() if ln.startswith("autotune: error:")]
+        assert len(err) == 1 and err[0].startswith("autotune: error: mpiio.romio_cb_write"), (argv, err)
+        assert "fix: `space: local-openmpi`" in err[0]
+
+
+def test_system_local_takes_the_launchers_mpi(make_campaign: Any, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     mpiexec = fake_openmpi(tmp_path / "ompi")
     path = make_campaign(app={"mpiexec": True, "ranks": 2}, launcher={"name": "local", "mpiexec": mpiexec})
-    assert main(["tune", str(path), "--no-tracking"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("autotune: error: mpiio.romio_cb_write")
-    assert main(["ask", str(path)]) == 2
-    capsys.readouterr()
-    # check runs its one configuration, so that the ignored hints show as verified not in effect
-    assert main(["check", str(path)]) != 2
-    err = capsys.readouterr().err
-    assert "autotune: warning: mpiio.romio_cb_write" in err and "ignores" in err
+    c = load_campaign(path)
+    assert c.system.name == "local" and c.system.mpi_flavour == "openmpi" and "Open MPI v4.1.4" in c.system.mpi_source
+    # a command under OMPIO receives no MPI-IO hint: local-romio leaves nothing to search, and every command says so
+    for argv in (["check", str(path)], ["tune", str(path), "--dry-run"], ["tune", str(path), "--no-tracking"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "autotune: error: space 'local-romio' searches nothing under Open MPI (detected:" in err, argv
+    kernel = load_campaign(make_campaign(app={"mpiexec": True, "ranks": 2}, launcher={"name": "model"}))
+    assert kernel.system.mpi_flavour == "mpich" and kernel.system.mpi_source == ""  # nothing runs here: not asked
 
 
 def test_cray_hints_are_ignored_outside_cray_mpich() -> None:

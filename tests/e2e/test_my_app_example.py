@@ -56,7 +56,8 @@ def test_a_capped_aggregator_count_is_flagged_as_not_in_effect(my_app: Path, cap
     my_app.write_text(yaml.safe_dump(data))
     assert main(["check", str(my_app), "--config", "mpiio.cb_nodes=4", "--config", "mpiio.romio_cb_write=enable"]) == 0
     out = capsys.readouterr().out
-    assert "NOT IN EFFECT: cb_nodes=4 -> 1 (ROMIO used 1 aggregator(s)" in out
+    assert "NOT IN EFFECT: cb_nodes=4 -> 1 (ROMIO's own report of its hints (real values, not an echo): ROMIO used 1 " \
+        "aggregator(s)" in out
 
 
 def test_tune_stores_the_hints_in_effect_of_a_command(my_app: Path, capsys: Any) -> None:

@@ -81,12 +81,17 @@ def test_check_under_ompio_never_calls_a_romio_hint_in_effect(tmp_path: Path) ->
     data["space"] = {"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"]}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(data))
-    proc = subprocess.run([sys.executable, "-m", "autotune.cli", "check", str(path), "--config", "mpiio.cb_nodes=2",
-                           "--config", "mpiio.romio_cb_write=enable"], capture_output=True, text=True, timeout=300,
-                          env=stack.environ(), check=False)
+    argv = [sys.executable, "-m", "autotune.cli", "check", str(path), "--config", "mpiio.cb_nodes=2",
+            "--config", "mpiio.romio_cb_write=enable"]
+    refused = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=stack.environ(), check=False)
+    assert refused.returncode == 2 and "mpiio.romio_cb_write: hints that openmpi" in refused.stderr  # as tune would
+    assert "fix: `space: local-openmpi`" in refused.stderr
+    data["space"] = {"use": "local-openmpi", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes", "ompi.io"]}
+    path.write_text(yaml.safe_dump(data))
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=stack.environ(), check=False)
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert "hints the MPI library returns (Open MPI echoes the requested keys: this proves nothing):" in out
     verified = out.split("settings verified in effect:")[1].split("settings")[0]
     assert "cb_nodes=2: 2 of 4 ranks wrote" in verified and "romio_cb_write" not in verified
-    assert "settings verified not in effect:\n  mpiio.romio_cb_write=enable: not passed: a ROMIO hint" in out
+    assert "settings not passed:\n  mpiio.romio_cb_write=enable: a ROMIO hint: OMPIO (ompi.io=ompio) ignores it" in out

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from autotune.measure import Evidence, library_of, not_in_effect, took_effect, verify_run, verify_settings
+from autotune.measure import (
+    Evidence,
+    PrintedHints,
+    library_of,
+    not_in_effect,
+    took_effect,
+    verify_run,
+    verify_settings,
+)
 
 MiB = 1 << 20
 OMPIO_LOADED = ["fcoll:dynamic", "fcoll:individual", "fcoll:vulcan", "io:ompio", "io:romio321"]
@@ -69,10 +77,15 @@ def test_independent_writes_leave_aggregators_not_verifiable() -> None:
 
 
 def test_a_command_without_printed_hints_is_not_verifiable() -> None:
-    out = verify_run({"cb_nodes": "2"}, {"io_ompio_num_aggregators": "2"}, "openmpi", None, {})
-    assert {v["state"] for v in out.values()} == {"not verifiable"}
+    out = verify_run({"cb_nodes": "2"}, {"io_ompio_num_aggregators": "2"}, "openmpi", None, PrintedHints())
+    assert out["mca:io_ompio_num_aggregators"]["state"] == "not verifiable"
+    # a command's hints go into a ROMIO_HINTS file: under OMPIO they never reach the program
+    assert out["cb_nodes"]["state"] == "not passed" and "OMPIO never reads" in out["cb_nodes"]["how"]
+    assert took_effect(out) is False and "cb_nodes" in not_in_effect(out)
+    launched = verify_run({"cb_nodes": "2"}, {}, "openmpi", None, PrintedHints(), io_default="romio321")
+    assert launched["cb_nodes"]["state"] == "not verifiable"  # romio321 chosen by the launch reads the file
     printed = verify_run({"cb_nodes": "2"}, {"io": "romio321"}, "openmpi", None,
-                         {"cb_nodes": "1", "romio_aggregator_list": "0 "})
+                         PrintedHints({"cb_nodes": "1", "romio_aggregator_list": "0 "}, 1))
     assert printed["cb_nodes"]["state"] == "not in effect"  # ROMIO_PRINT_HINTS under romio321: real values
 
 

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from autotune.systems import detect_cores, detect_filesystem, detect_mpi, detect_stack, detect_tools
+from autotune.systems import (
+    detect_cores,
+    detect_filesystem,
+    detect_launcher,
+    detect_mpi,
+    detect_stack,
+    detect_tools,
+    launcher_flavour,
+)
 
 DATA = Path(__file__).parent / "data"
 MPI_HERE = shutil.which("mpiexec") is not None
@@ -86,3 +94,17 @@ def test_detect_stack_without_mpi(tmp_path: Path) -> None:
     assert found.mpi is None and found.filesystem is not None and found.cores.value >= 1
     assert set(detect_tools(("sh", "surely-not-a-tool"))) == {"sh", "surely-not-a-tool"}
     assert detect_tools(("surely-not-a-tool",))["surely-not-a-tool"] is None
+
+
+def test_a_commands_mpi_is_its_launchers() -> None:
+    """mpi4py here is MPICH's; a command started by Open MPI's mpiexec still runs Open MPI (``mpiexec --version``)."""
+    assert launcher_flavour("mpiexec.openmpi (OpenRTE) 4.1.4\n\nReport bugs to http://www.open-mpi.org/") == "openmpi"
+    assert launcher_flavour("mpiexec (Open MPI) 5.0.3") == "openmpi"
+    assert launcher_flavour("HYDRA build details:\n    Version:  4.0.2") == "mpich"
+    assert launcher_flavour("Intel(R) MPI Library for Linux* OS, Version 2021.6") == "mpich"
+    assert launcher_flavour("srun: unrecognized option") is None
+    if shutil.which("mpiexec.openmpi") is None:
+        pytest.skip("Open MPI is not installed here: run `make setup-ompi` (make test does)")
+    assert detect_launcher("mpiexec.openmpi")[0] == "openmpi" and detect_launcher("mpiexec.mpich")[0] == "mpich"
+    stack = detect_mpi("mpiexec.openmpi", sys.executable, command=True)
+    assert stack.flavour == "openmpi" and stack.io_component == "ompio" and not stack.error

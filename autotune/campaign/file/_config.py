@@ -11,6 +11,7 @@ from typing import Any
 from autotune._yaml import check_keys, expect, load_yaml, plain_text, positive_int, read_text
 from autotune.campaign.file import _values as _checks
 from autotune.campaign.file._cost import CostObjective, parse_cost
+from autotune.campaign.file._localmpi import local_mpi
 from autotune.campaign.file._names import check_study_name, data_root_for
 from autotune.campaign.run._reservation import parse_reservation
 from autotune.errors import ConfigError
@@ -259,6 +260,7 @@ def parse_campaign(data: dict[str, Any], base: Path, source: Path | None = None,
     if launcher["name"] == "local" and app.cwd is not None and not app.cwd.is_dir():  # elsewhere: on the cluster
         raise ConfigError(f"app.cwd: {str(app.cwd)!r} is not a directory (the app starts there)")
     persistent = parse_reservation(t.get("bb"), fs, app, launcher)
+    system = local_mpi(system, app, launcher)  # `mpi: {flavour: detect}` (system: local): the launcher's MPI
     return Campaign(
         name=name, app=app, system=system, fs=fs, space=space, objective=objective, budget=budget,
         sampler=sampler, launcher=launcher, workdir=workdir,

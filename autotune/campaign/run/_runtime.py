@@ -14,7 +14,7 @@ import optuna
 
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import check_study_name, data_dir_name
-from autotune.campaign.run._reach import unreachable
+from autotune.campaign.run._reach import launch_io, unreachable
 from autotune.campaign.run._reservation import reservation_parameters
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
@@ -33,6 +33,7 @@ class Runtime:
     launcher: BaseLauncher
     extractor: BaseExtractor
     baseline: Config | None = None
+    io: str = "ompio"  # Open MPI: the io component the launch selects (``launch_io``); OMPIO by default
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
     @classmethod
@@ -40,12 +41,18 @@ class Runtime:
         if launcher is None:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
             launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
-        blocked = unreachable(c.app, c.space) if launcher.runs_command else {}
+        io = launch_io(c.launcher, c.app)
+        blocked = unreachable(c.app, c.space, c.system.mpi_flavour, io) if launcher.runs_command else {}
         spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
         if c.persistent is not None:  # the reservation's size, pool and (striped) mode hold for every trial
             spec = spec.customise(fixed=reservation_parameters(c))
         space = spec.bind(c.system, c.fs, c.app.pattern)
         space.notices.extend(blocked.values())
+        if c.system.mpi_flavour == "openmpi":
+            space.io_default = io or "ompio"
+            if launcher.runs_command and c.app.kernel is None:  # its hints reach ROMIO only (a ROMIO_HINTS file)
+                space.romio_only = tuple(dict.fromkeys([*space.romio_only, *(
+                    p.name for p in space.active if p.name.startswith("mpiio.") and p.name not in c.app.reads)]))
         from autotune.model import cannot_judge
 
         blind: dict[str, list[str]] = {}
@@ -57,14 +64,21 @@ class Runtime:
         extractor.expected_kind = c.objective.kind
         from autotune.campaign.verify._baseline import baseline_config
 
-        return cls(c, space, launcher, extractor, baseline_config(space, c.baseline))
+        return cls(c, space, launcher, extractor, baseline_config(space, c.baseline), io or "ompio")
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
-        """The hints a trial applies: only the fixed ones for the default trial (the system's defaults)."""
+        """The hints a trial applies: only the fixed ones for the default trial (the system's defaults). Under
+        Open MPI a trial also leaves unset what the default trial leaves unset: a searched setting at its
+        space default is not passed (``ompi.num_aggregators``' default stands for "OMPIO chooses", which no
+        value of ``io_ompio_num_aggregators`` reproduces), except ``ompi.io``, whose default is Open MPI's."""
         applied = dict(self.space.fixed) if is_default else dict(config)
+        if not is_default and self.campaign.system.mpi_flavour == "openmpi":
+            defaults = self.space.default_config()
+            applied = {k: v for k, v in applied.items()
+                       if k in self.space.fixed or k == "ompi.io" or k not in defaults or defaults[k] != v}
         p = self.campaign.persistent
         return resolve(applied, self.campaign.system, self.campaign.fs, self.campaign.app.pattern,
-                       persistent=p.name if p is not None else None)
+                       persistent=p.name if p is not None else None, io=self.io)
 
     def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config:
         return self.space.from_optuna(trial.params)

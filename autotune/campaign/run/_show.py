@@ -12,6 +12,7 @@ from autotune.campaign.file._config import Campaign
 from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study._objectives import value_of
 from autotune.campaign.study._study import best_trial
+from autotune.measure import verdict_brief
 from autotune.tracking import TrialRecord
 
 
@@ -50,8 +51,12 @@ def trial_line(c: Campaign, study: optuna.Study, o: TrialOutcome) -> tuple[str, 
         mine = trialrecord.read(study.get_trials(deepcopy=False)[o.number]).cost or {}
         if "cost" in mine:
             line += f" cost {mine['cost']:.4g} node-hours"
-    if o.hints_not_in_effect:
-        line += f"  hints not in effect: {', '.join(sorted(o.hints_not_in_effect))}"
+    problems = verdict_brief(o.verification)
+    if problems:  # each setting with its verdict and the evidence, here, not behind another command
+        line += f"  hints: {problems}"
+    elif o.hints_not_in_effect:
+        line += "  hints not in effect: " + "; ".join(f"{k}={v.get('requested')} -> {v.get('in_effect')} ({v.get('why')})"
+                                                      for k, v in sorted(o.hints_not_in_effect.items()))
     if best is None:
         return line, None
     word = "recommended" if c.objective.cost is not None else "best"

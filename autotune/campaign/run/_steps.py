@@ -148,6 +148,8 @@ class LoopSteps:
         if broken:
             trialrecord.write(trial, infeasible=broken)
             study.tell(trial, worst_values(study))
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(config.items()) if k not in rt.space.fixed)
+            self.say(f"trial {trial.number:3d}: not run: breaks the rule(s) {', '.join(broken)} ({shown})")
             return None
         if trialrecord.read(trial).is_default and self._default_taken(study, trial.number):
             trialrecord.write(trial, duplicate_default=True)  # another worker enqueued it at the same instant

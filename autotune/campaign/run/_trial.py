@@ -12,11 +12,12 @@ from autotune.campaign.run._runtime import Runtime
 from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import (
     Measurement,
+    PrintedHints,
     add_mpiio_stats,
     aggregate,
+    judge_printed,
     metric_problem,
     not_in_effect,
-    parse_hints_display,
     spread,
     strip_hints_display,
     took_effect,
@@ -158,23 +159,24 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
     if m.value is None:
         outcome.stderr_tail = tail(res.stderr, 30) or tail(res.stdout, 30)
         outcome.stdout_tail = tail(strip_hints_display(res.stdout), 30)
-    in_effect, mismatches, verification = what_took_effect(req, res, m)
+    in_effect, mismatches, verification = what_took_effect(req, res, m, rt.io)
     if in_effect and not outcome.hints_in_effect:
         outcome.hints_in_effect = in_effect
     outcome.hints_not_in_effect.update(mismatches)
     for key, found in verification.items():  # a setting not in effect in any repetition stays so
-        if outcome.verification.get(key, {}).get("state") != "not in effect":
+        if outcome.verification.get(key, {}).get("state") not in ("not in effect", "not passed"):
             outcome.verification[key] = found
 
 
-def what_took_effect(req: RunRequest, res: RunResult, m: Measurement) -> tuple[dict[str, str], dict[str, Any],
-                                                                               dict[str, Any]]:
+def what_took_effect(req: RunRequest, res: RunResult, m: Measurement,
+                     io: str = "ompio") -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
     """The hints the library reported, the settings not in effect and the three-state verification of one run:
     a kernel's own record, else the hints a command's MPI printed (trial and ``check`` alike)."""
-    printed = parse_hints_display(res.stdout + "\n" + res.stderr) if req.app.command else {}
-    in_effect = m.hints_in_effect or printed
+    printed = judge_printed(res.stdout + "\n" + res.stderr) if req.app.command else PrintedHints()
+    in_effect = m.hints_in_effect or printed.hints
     verification = verify_run(req.settings.info, req.settings.mca, req.system.mpi_flavour,
-                              m.record if req.app.kernel is not None else None, printed)
+                              m.record if req.app.kernel is not None else None, printed, io_default=io)
+    # a command's printed hints are judged in ``verification`` (on the widest open); a kernel reports its own
     mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, in_effect)
-                                           if in_effect and req.system.mpi_flavour != "openmpi" else {})
+                                           if m.hints_in_effect and req.system.mpi_flavour != "openmpi" else {})
     return in_effect, {**not_in_effect(verification), **mismatches}, verification

@@ -12,8 +12,9 @@ take the full listing, as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Container, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import optuna
@@ -138,6 +139,7 @@ class Counts:
     time_spent_s: float
     duplicates: int = 0  # asked trials that repeated a completed configuration (not run: ``duplicate_of``)
     dropped: int = 0     # queued trials outside the space, dropped on resume (``dropped``)
+    rules: dict[str, int] = field(default_factory=dict)  # rule -> rule-breaking trials that broke it (not run)
 
     @property
     def total(self) -> int:
@@ -156,7 +158,7 @@ def counts(study: optuna.Study) -> Counts:
         return Counts(states, sum(t.state == TrialState.COMPLETE for t, _ in ran),
                       sum(t.state == TrialState.FAIL for t, _ in ran), sum(bool(r.infeasible) for _, r in trials),
                       sum(float(r.duration_s) for _, r in ran), sum(r.duplicate_of is not None for _, r in trials),
-                      sum(bool(r.dropped) for _, r in trials))
+                      sum(bool(r.dropped) for _, r in trials), _tally(r.infeasible for _, r in trials))
     s = study._study_id
     states = {str(k): int(n) for k, n in _rows(db, "SELECT state, COUNT(*) FROM trials WHERE study_id = :s "
                                                    "GROUP BY state", s=s)}
@@ -168,8 +170,32 @@ def counts(study: optuna.Study) -> Counts:
     spent = _rows(db, f"SELECT SUM({number}) FROM trials t JOIN trial_user_attributes d ON d.trial_id = t.trial_id "
                       f"AND d.key = '{trialrecord.DURATION_S}' {_RAN}WHERE t.study_id = :s AND t.state IN ('COMPLETE', 'FAIL')",
                   s=s)[0][0]
+    broken = _rows(db, "SELECT a.value_json, COUNT(*) FROM trials t JOIN trial_user_attributes a ON a.trial_id = "
+                       "t.trial_id AND a.key = :key WHERE t.study_id = :s GROUP BY a.value_json", s=s,
+                   key=trialrecord.INFEASIBLE)
+    rules: dict[str, int] = {}
+    for value, n in broken:  # one row per distinct list of broken rules
+        for name in _tally([_json_list(value)]):
+            rules[name] = rules.get(name, 0) + int(n)
     return Counts(states, ran_by.get("COMPLETE", 0), ran_by.get("FAIL", 0), infeasible, float(spent or 0.0),
-                  _attr_count(db, s, trialrecord.DUPLICATE_OF), _attr_count(db, s, trialrecord.DROPPED))
+                  _attr_count(db, s, trialrecord.DUPLICATE_OF), _attr_count(db, s, trialrecord.DROPPED), rules)
+
+
+def _json_list(value: Any) -> list[str]:
+    try:
+        got = json.loads(value)
+    except (TypeError, ValueError):
+        return []
+    return [str(x) for x in got] if isinstance(got, list) else []
+
+
+def _tally(lists: Iterable[Iterable[str] | None]) -> dict[str, int]:
+    """Rule name -> how many of ``lists`` name it."""
+    out: dict[str, int] = {}
+    for names in lists:
+        for name in set(names or ()):
+            out[name] = out.get(name, 0) + 1
+    return out
 
 
 def _attr_count(db: optuna.storages.RDBStorage, study_id: int, key: str) -> int:

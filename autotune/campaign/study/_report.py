@@ -16,6 +16,7 @@ from autotune.campaign.verify._claim import confirming_worker
 from autotune.campaign.verify._confirmation import Confirmation
 from autotune.campaign.verify._recommend import recommended_config
 from autotune.hints import Settings, render
+from autotune.measure import NOT_VERIFIABLE, PROBLEMS, verdict_lines
 from autotune.space import CATALOGUE
 from autotune.units import format_duration, format_size
 
@@ -55,13 +56,16 @@ def summary(rt: Runtime, study: optuna.Study) -> dict[str, Any]:
         out.update(best_trial=best.number, best_value=value_of(best), best_config=config, best_is_default=is_def,
                    best_repetitions=trialrecord.read(best).repetitions, hints_text=hints_text(rt, settings),
                    recommended_config=export, recommended_is_default=export_default,
-                   best_hints_took_effect=trialrecord.read(best).hints_took_effect)  # None: not verifiable
+                   best_hints_took_effect=trialrecord.read(best).hints_took_effect,  # None: not verifiable
+                   best_verification=trialrecord.read(best).verification)
         conf = trialrecord.read_study(study).confirmation
         if conf:
             out["confirmation"] = conf
             shown = winner_of(conf)
             if shown is not None:  # the confirmed winner, which need not be the search's best of N
                 out.update(shown_trial=shown[0], shown_config=shown[1])
+                rec = trialrecord.read(study.get_trials(deepcopy=False)[shown[0]])  # its own runs' verdicts
+                out.update(shown_hints_took_effect=rec.hints_took_effect, shown_verification=rec.verification)
             out["claim"] = Confirmation(**conf).claim()  # the gain over the default and over the best rule of thumb
         if (worker := confirming_worker(study)) is not None and worker != rt.worker:
             out["confirmation_running"] = worker  # a shared campaign's confirmation, run by another worker
@@ -182,10 +186,14 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
         lines.append(f"configuration of trial {s['best_trial']}:")
     for k, v in sorted(s.get("shown_config", s["best_config"]).items()):
         lines.append(f"  {k} = {fmt_value(k, v)}")
-    if s["best_hints_took_effect"] is False:
-        lines.append("  WARNING: some requested hints did not take effect in this trial (see `autotune status`)")
-    elif s["best_hints_took_effect"] is None:
-        lines.append("  note: some requested settings could not be verified in this trial (see `autotune status`)")
+    shown = "shown" if "shown_trial" in s else "best"  # the verdicts of the trial whose configuration is shown
+    verification, number = s.get(f"{shown}_verification") or {}, s[f"{shown}_trial"]
+    if s[f"{shown}_hints_took_effect"] is False:
+        lines.append(f"  WARNING: settings of trial {number} that did not reach the program or did not act:")
+        lines += verdict_lines(verification, PROBLEMS, "    ") or ["    (no per-setting record in this trial)"]
+    unverified = verdict_lines(verification, (NOT_VERIFIABLE,), "    ")
+    if unverified:
+        lines += [f"  settings of trial {number} that could not be verified:", *unverified]
     conf = Confirmation(**s["confirmation"]) if confirmed else None
     if conf is not None:
         lines += conf.lines(c.objective.metric)

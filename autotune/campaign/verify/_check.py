@@ -122,11 +122,12 @@ def run_check(rt: Runtime, config: Config | None = None) -> CheckReport:
         shutil.rmtree(req.data_dir, ignore_errors=True)
     if rep.result.ok:
         rep.measurement = rt.extractor.extract(rep.result, rt.campaign.objective.metric)
-        rep.in_effect, rep.not_in_effect, rep.verification = what_took_effect(req, rep.result, rep.measurement)
+        rep.in_effect, rep.not_in_effect, rep.verification = what_took_effect(req, rep.result, rep.measurement,
+                                                                              rt.io)
         if rt.campaign.system.mpi_flavour == "openmpi" and not is_default:  # the io component that runs never reads them
-            for name, why in other_component({"ompi.io": "ompio", **config}).items():
-                rep.verification[name] = {"state": "not in effect", "how": f"not passed: {why}",
-                                          "requested": config[name], "observed": None}
+            for name, why in other_component({"ompi.io": rt.io, **config}).items():
+                rep.verification[name] = {"state": "not passed", "how": why, "requested": config[name],
+                                          "observed": None}
     return rep
 
 
@@ -167,7 +168,7 @@ def format_check(rt: Runtime, rep: CheckReport) -> str:
         kind = f"a {o.kind}" if o.kind else "of unknown kind"
         lines.append(f"metric: {o.metric} = {rep.measurement.value:.6g}{unit} ({kind}, {o.direction}d; "
                      f"read by extractor {c.metric.get('extractor', 'json')})")
-    lines += _hints_lines(rep, echo=c.system.mpi_flavour == "openmpi")
+    lines += _hints_lines(rep, echo=c.system.mpi_flavour == "openmpi" and c.app.kernel is not None)
     err = rep.error
     lines.append(f"FAILED: {err}" if err else "OK: the campaign can run; `autotune tune` spends its budget on this")
     return "\n".join(lines)
@@ -190,7 +191,7 @@ def _hints_lines(rep: CheckReport, echo: bool) -> list[str]:
     for state in STATES:
         found = {k: v for k, v in rep.verification.items() if v.get("state") == state}
         if found:
-            lines.append(f"settings {'' if state == STATES[2] else 'verified '}{state}:")
+            lines.append(f"settings {'verified ' if state in STATES[:2] else ''}{state}:")
             lines += [f"  {k}={v.get('requested')}: {v.get('how')}" for k, v in sorted(found.items())]
     return lines
 

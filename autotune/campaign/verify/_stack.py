@@ -59,8 +59,13 @@ def _selects_io(names: Iterable[str]) -> bool:
 def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None, strict: bool = True) -> StackReport:
     """Compare ``c``'s system profile with this host; raise ``ConfigError`` where the results would be wrong.
 
-    ``strict=False`` (``autotune check``: one run that shows what took effect) reports ignored hints as a line
+    ``strict=False`` reports ignored hints as a line (``check`` and ``tune --dry-run`` refuse like ``tune``)
     instead: the run then shows them verified not in effect."""
+    if strict and not space.active and c.system.mpi_flavour == "openmpi":
+        source = f" ({c.system.mpi_source})" if c.system.mpi_source else ""
+        why = "; ".join(n.split(":")[0] for n in space.notices) or "none of its parameters acts"
+        raise ConfigError(f"space {c.space.name!r} searches nothing under Open MPI{source}: left out: {why} "
+                          f"(`autotune space` says why); fix: `space: local-openmpi` searches Open MPI's own knobs")
     launcher = str(c.launcher.get("name", "local"))
     if launcher != "local" and launcher not in _SHARED_FS_LAUNCHERS:
         return StackReport(())
@@ -82,7 +87,7 @@ def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None,
     args, mpiexec, python = (c.launcher.get(k) for k in ("mpiexec_args", "mpiexec", "python"))
     stack = detect_mpi(mpiexec if isinstance(mpiexec, str) else "mpiexec", python if isinstance(python, str) else None,
                        [str(a) for a in args] if isinstance(args, list) else [], env,
-                       timeout=timeout or MPI_TIMEOUT_S, fs_type=fs.fstype if fs else "")
+                       timeout=timeout or MPI_TIMEOUT_S, fs_type=fs.fstype if fs else "", command=c.app.kernel is None)
     if stack.error:
         lines.append(f"MPI: not detected ({stack.error}); system {c.system.name!r} says {c.system.mpi_flavour}")
         return StackReport(tuple(lines))
@@ -93,8 +98,9 @@ def check_stack(c: Campaign, space: BoundSpace, *, timeout: float | None = None,
     wrong = [] if _selects_io([p.name for p in space.active] + list(space.fixed)) else ignored_hints(keys, stack)
     if wrong:
         io = stack.io_component or stack.library.library
-        fix = (" (ROMIO serves files with --mca io romio321 in launcher.mpiexec_args or OMPI_MCA_io=romio321 in "
-               "app.env; else leave these out of the space)") if stack.uses_romio is False else ""
+        fix = (" (fix: `space: local-openmpi` searches Open MPI's own knobs; or ROMIO serves files with --mca io "
+               "romio321 in launcher.mpiexec_args or OMPI_MCA_io=romio321 in app.env; or leave these out of the "
+               "space)") if stack.uses_romio is False else ""
         message = (f"{', '.join(wrong)}: hints that {stack.library.describe()} with MPI-IO {io} ignores "
                    f"(detected here: {stack.io_reason}); tuning them would measure nothing{fix}")
         if strict:
