@@ -18,7 +18,7 @@ from autotune.testing.contracts import SUITES, NoContract, check_entry, entries,
 from tests.contracts.examples import EXAMPLES
 
 REGISTRIES = registries()
-KINDS = {"launcher", "executor", "tracker", "extractor", "sampler", "dialect", "kernel"}
+KINDS = {"launcher", "executor", "tracker", "extractor", "sampler", "dialect", "kernel", "tier", "aggregate", "plot"}
 
 
 def _cases() -> list[Any]:
