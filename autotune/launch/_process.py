@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from autotune._safefile import write_file
 from autotune.launch._base import RunResult
 from autotune.launch._capture import OUTPUT_CAP, CappedBuffer
 from autotune.launch._tree import (
@@ -97,9 +98,8 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     wall = time.monotonic() - start
     out, err = bufs[proc.stdout].text(), clean_stderr(bufs[proc.stderr].text())
     if log_prefix is not None:
-        log_prefix.parent.mkdir(parents=True, exist_ok=True)
-        log_prefix.with_suffix(".out").write_text(out)
-        log_prefix.with_suffix(".err").write_text(err)
+        write_file(log_prefix.with_suffix(".out"), out)
+        write_file(log_prefix.with_suffix(".err"), err)
     result = RunResult(returncode=proc.returncode, stdout=out, stderr=err, wall_seconds=wall, timed_out=timed_out)
     if timed_out:
         result.error = f"timed out after {timeout:g}s (killed)"

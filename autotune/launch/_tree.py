@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autotune._safefile import replace_file
+
 RUN_TOKEN_ENV = "AUTOTUNE_RUN_TOKEN"
 RECORD_NAME = "process.json"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -200,11 +202,8 @@ def reap_orphans(since: int) -> None:
 def write_record(path: Path, token: str) -> None:
     """Note in the run directory which processes a run owns (for ``kill_leftovers`` after kill -9)."""
     me = proc_stat(os.getpid())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"token": token, "host": socket.gethostname(), "owner_pid": os.getpid(),
-                               "owner_start": me.start if me else None}))
-    tmp.replace(path)
+    replace_file(path, json.dumps({"token": token, "host": socket.gethostname(), "owner_pid": os.getpid(),
+                                   "owner_start": me.start if me else None}))
 
 
 def _owner_alive(rec: dict[str, object]) -> bool:
