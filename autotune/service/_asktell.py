@@ -114,6 +114,8 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
     expire_stale(study)
     best = best if best is not None else best_trial(study)
     best_cfg = rt.config_of(best) if best is not None else rt.space.default_config()
+    if best is not None and rt.space.refusal(best_cfg) is not None:  # a store's values are checked like a user's
+        best, best_cfg = None, rt.space.default_config()
     token = secrets.token_hex(16)
     now = time.time()
     attrs = {"worker": "service", "service": "explore", "service_token_sha256": _sha(token), "owner": getpass.getuser(),
