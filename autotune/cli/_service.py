@@ -151,9 +151,16 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     elif failure is None and args.output:
         text = _job_output(args.output)
         m = rt.extractor.extract(RunResult(returncode=0, stdout=text), c.objective.metric)
-        value, failure = m.value, m.error
+        from autotune.measure import metric_problem
+
+        value, failure = m.value, m.error or metric_problem(c.objective.metric, m.value, c.objective.kind)
+        value = None if failure else value  # what fails a run's repetition fails the job's trial
     if failure is None and value is None:
         raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
+    if failure is None and value is not None:
+        from autotune.measure import refuse_told
+
+        refuse_told(value, c.objective.kind)  # the rule a run's value obeys: refused before the store is opened
     if failure is None and value is not None and abs(value) < float("inf") and value == value:  # finite: told
         from autotune.measure import implausible
 
