@@ -5,7 +5,7 @@
 Each case (``hostile_cli_cases.CASES``) runs ``python -m autotune.cli ARGV`` as a subprocess in a fresh
 folder, against a tiny campaign (a ``python -c`` command printing one JSON metric, the local launcher, one
 repetition, no confirmation, no tracking). A case passes when the command exits 2 with exactly one stderr
-line (argparse's usage lines aside) that names what the case expects, without "Traceback" or "internal
+line (a usage error included: no usage block) that names what the case expects, without "Traceback" or "internal
 error", within 60 s, and, for a case run against a study tuned beforehand, with that study's trials
 unchanged. Each command runs with its data segment bounded (3 GiB: a read without end is a MemoryError, not
 the machine's memory). Prints a table case -> exit code -> first stderr line, writes it to ``--out``
@@ -56,8 +56,8 @@ def run_autotune(argv: list[str], cwd: Path) -> tuple[int, str, str]:
 
 
 def error_lines(stderr: str) -> list[str]:
-    """stderr's lines without argparse's usage block (``usage:`` and its indented continuation)."""
-    return [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith(("usage:", " "))]
+    """stderr's non-blank lines (a usage block counts: a usage error is one line too)."""
+    return [ln for ln in stderr.splitlines() if ln.strip()]
 
 
 def verdict(case: Case, rc: int, stderr: str, changed: bool) -> str:
