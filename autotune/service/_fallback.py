@@ -53,16 +53,16 @@ def bounded(fn: Callable[[], T], timeout: float) -> T:
 def cache_path(storage: str, study: str) -> Path:
     """Where the last known best configuration of ``study`` in ``storage`` is kept on this machine."""
     key = hashlib.sha256(f"{storage}\n{study}".encode()).hexdigest()[:24]
-    return _cache_root() / "service" / f"{key}.json"
+    return cache_root() / "service" / f"{key}.json"
 
 
-def _cache_root() -> Path:
+def cache_root() -> Path:
     return Path(os.environ.get("AUTOTUNE_CACHE_DIR") or Path.home() / ".cache" / "autotune")
 
 
 def private_dir(path: Path) -> Path:
     """``path`` (under the cache root) made as needed with mode 0700 whatever the umask, links refused."""
-    root = _cache_root()
+    root = cache_root()
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     return make_dirs(path, under=root, mode=0o700)
 
