@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import optuna
@@ -34,6 +35,8 @@ def make_storage(url: str, workdir_exists: bool = True, fast: bool = False,
         return optuna.storages.InMemoryStorage()
     if url.startswith("grpc://"):
         return _grpc_proxy(url)
+    if url.startswith("grpc+unix://"):
+        return _grpc_unix_proxy(url)
     kwargs: dict[str, Any] = engine_kwargs(url)
     if not create:
         _check_exists(url)
@@ -168,6 +171,40 @@ def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:
     except ConnectionError:
         raise StoreUnreachable(f"storage: no gRPC storage proxy answers at {url} within {_storelock.CONNECT_S} s "
                                "(is `autotune store serve` running there?)") from None
+    except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
+        raise StoreUnreachable(f"storage: cannot open {url!r}: {_first_line(exc)}") from None
+    return proxy
+
+
+SOCKET_SUFFIX = ":0"  # Optuna addresses its proxy as f"{host}:{port}"; with host "unix:PATH" that is the socket's name
+
+
+def grpc_unix_url(path: Path) -> str:
+    """The ``--storage`` URL of a proxy served on the Unix socket ``path`` (``autotune store serve``)."""
+    return f"grpc+unix://{path}"
+
+
+def _grpc_unix_proxy(url: str) -> optuna.storages.BaseStorage:
+    """``grpc+unix:///PATH``: the proxy on a Unix socket of this machine; who may connect is the socket's
+    directory's business (unix(7)). A socket that refuses (no server, no permission) is said at once."""
+    import socket
+
+    path = url[len("grpc+unix://"):]
+    if not path.startswith("/") or not path.endswith(SOCKET_SUFFIX):
+        raise ConfigError(f"storage: {url!r} is not grpc+unix:///PATH{SOCKET_SUFFIX} as `autotune store serve` prints it")
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(_storelock.CONNECT_S)
+            s.connect(path)
+    except OSError as exc:
+        raise StoreUnreachable(f"storage: no gRPC storage proxy at {url} ({exc.strerror or exc}; is `autotune store "
+                               "serve` running, and may you enter its socket's directory?)") from None
+    try:
+        proxy = optuna.storages.GrpcStorageProxy(host=f"unix:{path[:-len(SOCKET_SUFFIX)]}", port=0)
+        proxy.wait_server_ready(timeout=_storelock.CONNECT_S)
+    except ConnectionError:
+        raise StoreUnreachable(f"storage: no gRPC storage proxy answers at {url} within {_storelock.CONNECT_S} s") \
+            from None
     except Exception as exc:  # noqa: BLE001 - any driver error is a one-line message
         raise StoreUnreachable(f"storage: cannot open {url!r}: {_first_line(exc)}") from None
     return proxy

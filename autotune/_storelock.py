@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from autotune._safefile import open_lock
 from autotune.errors import ConfigError, StoreUnreachable
 
 WAIT_S = 180.0  # set-up takes seconds; a holder stuck longer than this is reported, not waited for
@@ -87,7 +88,7 @@ def store_lock(url: str, name: str, wait: float = WAIT_S) -> Iterator[None]:
 @contextlib.contextmanager
 def _file_lock(lock: Path, url: str, wait: float) -> Iterator[None]:
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_lock(lock)
     except OSError as exc:
         raise ConfigError(f"storage: cannot create the set-up lock {str(lock)!r} of {url!r}: {exc.strerror}") from None
     try:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import ClassVar, NoReturn
 
 from autotune._yaml import plain_text
 from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _site, _submit, _tune
@@ -18,10 +19,30 @@ COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit,
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on one line: control characters of the arguments are shown escaped."""
+    """argparse with usage errors on one line naming the flag and the value (no usage block), exit 2;
+    control characters of the arguments are shown escaped."""
+
+    argv: ClassVar[list[str]] = []  # the command line being parsed (to name a value argparse did not take)
 
     def error(self, message: str) -> NoReturn:
-        super().error("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message))
+        message = _name_the_value(message, self.argv)
+        text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+        self.exit(2, f"{self.prog}: error: {text} (`{self.prog} --help` shows the usage)\n")
+
+
+_NO_VALUE = re.compile(r"^argument (?:\S+/)?(--?[\w-]+): expected one argument$")
+
+
+def _name_the_value(message: str, argv: list[str]) -> str:
+    """``--expire -5s``: argparse takes ``-5s`` for an option and says only "expected one argument"."""
+    m = _NO_VALUE.match(message)
+    if m is None:
+        return message
+    flag = m[1]
+    given = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag or (m[0].startswith(f"argument {a}/"))]
+    if not given:
+        return f"argument {flag}: no value given"
+    return f"argument {flag}: {given[-1]!r} was taken for an option, not a value (write {flag}={given[-1]})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,13 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
+    _Parser.argv = argv
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         if argv[:1] == ["hints"] and exc.code not in (0, None):  # a job script never breaks on `hints`
             from autotune.cli._service import hints_defaults
 
-            return hints_defaults("bad arguments (see the usage above)")
+            return hints_defaults("bad arguments (see the error above)")
         raise
     try:
         for arg in argv:  # a path or value with a newline would break every line that prints it

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.cli._common import DialectChoices, add_overrides, dialect_help, lfs_path, load, warn_stack
+from autotune.cli._store import register_store
 from autotune.errors import AutotuneError, ConfigError
 
 
@@ -174,9 +175,16 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     elif failure is None and args.output:
         text = _job_output(args.output)
         m = rt.extractor.extract(RunResult(returncode=0, stdout=text), c.objective.metric)
-        value, failure = m.value, m.error
+        from autotune.measure import metric_problem
+
+        value, failure = m.value, m.error or metric_problem(c.objective.metric, m.value, c.objective.kind)
+        value = None if failure else value  # what fails a run's repetition fails the job's trial
     if failure is None and value is None:
         raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
+    if failure is None and value is not None:
+        from autotune.measure import refuse_told
+
+        refuse_told(value, c.objective.kind)  # the rule a run's value obeys: refused before the store is opened
     if failure is None and value is not None and abs(value) < float("inf") and value == value:  # finite: told
         from autotune.measure import implausible
 
@@ -262,55 +270,3 @@ def _app_hints(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(render(args.format, found.settings, mpi_flavour=found.mpi_flavour, path=args.path))
     return 0
-
-
-def register_store(sub: Any) -> None:
-    s = sub.add_parser("store", help="serve a storage to compute nodes through Optuna's gRPC proxy")
-    ssub = s.add_subparsers(dest="store_cmd", required=True)
-    srv = ssub.add_parser("serve", help="run Optuna's gRPC storage proxy in front of --storage (until stopped)")
-    srv.add_argument("--storage", required=True, help="the database URL the proxy serves (postgresql://...)")
-    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--port", type=int, default=13000)
-    srv.set_defaults(run=cmd_store_serve)
-
-
-def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    """Campaigns and jobs then use ``--storage grpc://HOST:PORT``."""
-    import optuna
-
-    from autotune.campaign import make_storage
-
-    if not 0 < args.port < 65536:
-        raise ConfigError(f"--port: {args.port} must be between 1 and 65535")
-    if args.storage.startswith("grpc://"):
-        raise ConfigError("--storage: give the database URL, not another proxy")
-    _check_listen(args.host, args.port)  # before the store is opened (or created)
-    storage = make_storage(args.storage)
-    print(f"autotune store: serving {args.storage} on grpc://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
-    try:
-        optuna.storages.run_grpc_proxy_server(storage, host=args.host, port=args.port)
-    except RuntimeError as exc:  # gRPC's bind failure (the port taken since the check above)
-        if "bind" not in str(exc).lower():
-            raise
-        raise ConfigError(f"--host/--port: cannot listen on {args.host}:{args.port} (taken, or not an address of "
-                          "this machine)") from None
-    return 0
-
-
-def _check_listen(host: str, port: int) -> None:
-    """``--host`` must name an address of this machine and ``--port`` be free there: one line otherwise (gRPC
-    would fail with its own log line and a traceback)."""
-    import socket
-
-    try:
-        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except (OSError, UnicodeError) as exc:
-        raise ConfigError(f"--host: {host!r} is not a host name or address ({getattr(exc, 'strerror', None) or exc})") \
-            from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(address)
-        except OSError as exc:
-            raise ConfigError(f"--host/--port: cannot listen on {host}:{port} ({exc.strerror or exc})") from None

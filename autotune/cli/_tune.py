@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from autotune._safefile import make_dirs, write_file
 from autotune._shell import comment, quote
 from autotune.cli._common import add_tune_overrides, load, print_model_verdict, warn_stack
 
@@ -83,7 +84,7 @@ def _reservation_job(c: Any, action: str, out_dir: Any) -> None:
                                   + ("named as existing" if action == "create" else "kept at the end")))
         return
     path = out_dir / f"bb-{action}.sh"
-    path.write_text(text)
+    write_file(path, text)
     when = "before the first trial (once; a resumed campaign finds it)" if action == "create" else "after the last trial"
     print("\n" + comment(f"---- {action} job for the persistent reservation {p.name}, {when}"))
     print(comment(f"written to {path}"))
@@ -110,7 +111,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         print(f"notice: {line}")
     shown, depends = proposals(c, rt, min(trials or 5, 50))
     out_dir = c.workdir / "dry-run"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir, under=c.workdir)
     _reservation_job(c, "create", out_dir)
     for p in shown:
         command, env, files = what_it_gets(rt, rt.request(p.number, 0, p.config, p.is_default, seeded=False))
@@ -119,7 +120,7 @@ def _dry_run(rt: Any, trials: int | None) -> int:
         for path, content in sorted(files.items()):
             text += [comment(f"file {path}:"), *(comment(f"  {ln}") for ln in content.splitlines())]
         path = out_dir / f"trial-{p.number:04d}.txt"
-        path.write_text("\n".join(text) + "\n")
+        write_file(path, "\n".join(text) + "\n")
         label = (" (the default configuration)" if p.is_default else
                  " (the baseline: the app's own settings)" if p.baseline else
                  f" (rule of thumb {p.rule}: {thumbs.get(p.rule, '')})" if p.rule else

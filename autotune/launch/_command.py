@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autotune._safefile import write_file
 from autotune.hints import mpich_mpiio_hints, romio_hints_file
 from autotune.kernels import KERNELS
 from autotune.launch._base import RunRequest
@@ -27,8 +28,7 @@ class AppCommand:
 
     def write_files(self) -> None:
         for path, text in self.files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            write_file(path, text)
 
 
 def param_env(request: RunRequest) -> dict[str, str]:

@@ -8,6 +8,7 @@ import shutil
 from typing import ClassVar
 
 from autotune._registry import Option
+from autotune._safefile import make_dirs, write_file
 from autotune.errors import ConfigError
 from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 from autotune.launch._command import app_command
@@ -46,10 +47,10 @@ class LocalLauncher(BaseLauncher):
         argv, env, cmd = self._argv(request)
         if shutil.which(argv[0]) is None and not os.path.isfile(argv[0]):
             return RunResult(returncode=None, error=f"command not found: {argv[0]!r}")
-        request.run_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(request.run_dir, under=request.run_dir.parent.parent)  # trial-NNNN/rep-R: never links
         request.data_dir.mkdir(parents=True, exist_ok=True)
         cmd.write_files()  # type: ignore[attr-defined]
-        (request.run_dir / "command.txt").write_text(  # what ran: the variables autotune adds, then the argv
+        write_file(request.run_dir / "command.txt",  # what ran: the variables autotune adds, then the argv
             "".join(f"{k}={shlex.quote(v)} \\\n" for k, v in sorted(env.items())) + shlex.join(argv) + "\n")
         full_env = {**os.environ, **env}
         log = request.run_dir / f"rep{request.repetition}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autotune._safefile import replace_file
 from autotune._yaml import check_keys, expect
 from autotune.errors import AutotuneError, ConfigError
 from autotune.launch._jobscript import _SAFE_PATH, JobTemplate, safe_word, slurm_time
@@ -121,8 +122,7 @@ def _submit(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> 
 
     job_dir.mkdir(parents=True, exist_ok=True)
     path = job_dir / f"{name}.sh"
-    path.write_text(text)
-    path.chmod(0o750)
+    replace_file(path, text, mode=0o750)
     extra = [x for x in (options.get("sbatch_args") or []) if isinstance(x, str)]
     try:
         return ctl.submit(path, [f"--chdir={job_dir}", *extra])
@@ -145,7 +145,7 @@ def _wait(job_id: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> 
 
 
 def _save(path: Path, **state: Any) -> None:
-    path.write_text(json.dumps({**state, "at": time.time()}))
+    replace_file(path, json.dumps({**state, "at": time.time()}))
 
 
 def set_up(p: Persistent, campaign: str, system: SystemProfile, options: Mapping[str, Any], workdir: Path) -> str:

@@ -4,6 +4,8 @@ The app runs in its own session with a run token in its environment (``autotune.
 stdout and stderr are read with a deadline (never blocked on by a grandchild holding them open) and
 capped (``_capture``). At the deadline the tree gets SIGTERM, then SIGKILL after ``KILL_GRACE_S``;
 when the main process exits, whatever it left running (daemons, detached children) is killed too.
+An MPI launcher that outlives its ranks because it waits for their leftover children (``_tree.strays``)
+has those children ended (SIGTERM, then SIGKILL after ``KILL_GRACE_S``) and then exits with its own status.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from autotune._safefile import write_file
 from autotune.launch._base import RunResult
 from autotune.launch._capture import OUTPUT_CAP, CappedBuffer
 from autotune.launch._tree import (
@@ -30,6 +33,7 @@ from autotune.launch._tree import (
     proc_stat,
     reap_orphans,
     signal_tree,
+    strays,
     write_record,
 )
 
@@ -37,6 +41,7 @@ _NOISE = ("leaked handle pool objects",)
 KILL_GRACE_S = 2.0  # between SIGTERM and SIGKILL at the deadline
 DRAIN_S = 1.0       # reading what is left in the pipes once the tree is dead
 SAMPLE_S = 2.0      # how often a running tree is listed
+STRAY_S = 0.5       # how often a launcher is checked for ranks that are gone (twice in a row to act)
 
 
 def clean_stderr(text: str) -> str:
@@ -93,9 +98,8 @@ def run_process(argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout:
     wall = time.monotonic() - start
     out, err = bufs[proc.stdout].text(), clean_stderr(bufs[proc.stderr].text())
     if log_prefix is not None:
-        log_prefix.parent.mkdir(parents=True, exist_ok=True)
-        log_prefix.with_suffix(".out").write_text(out)
-        log_prefix.with_suffix(".err").write_text(err)
+        write_file(log_prefix.with_suffix(".out"), out)
+        write_file(log_prefix.with_suffix(".err"), err)
     result = RunResult(returncode=proc.returncode, stdout=out, stderr=err, wall_seconds=wall, timed_out=timed_out)
     if timed_out:
         result.error = f"timed out after {timeout:g}s (killed)"
@@ -127,12 +131,15 @@ def _pump(proc: subprocess.Popen[bytes], bufs: dict[IO[bytes], CappedBuffer], to
         sel.register(f, selectors.EVENT_READ)
     hard: float | None = None
     sample = time.monotonic() + SAMPLE_S
+    leftovers = _Leftovers(token, proc.pid, seen)
     try:
         while not _exited(proc.pid):
             now = time.monotonic()
             if now >= sample:
                 seen.update(st.pid for st in members(token, proc.pid))
                 sample = now + SAMPLE_S
+            if hard is None:
+                leftovers.check(now)
             if hard is None and now >= deadline:
                 signal_tree(token, proc.pid, signal.SIGTERM)
                 hard = now + KILL_GRACE_S
@@ -142,6 +149,37 @@ def _pump(proc: subprocess.Popen[bytes], bufs: dict[IO[bytes], CappedBuffer], to
         return hard is not None
     finally:
         sel.close()
+
+
+class _Leftovers:
+    """Ends what a run's exited ranks left running while the launcher waits for it (see ``_tree.strays``)."""
+
+    def __init__(self, token: str, root: int, seen: set[int]) -> None:
+        self.token, self.root, self.seen = token, root, seen
+        self.next = time.monotonic() + STRAY_S
+        self.found = False          # seen at the last check: one more in a row and they are ended
+        self.kill_at: float | None = None
+
+    def check(self, now: float) -> None:
+        if now < self.next:
+            return
+        self.next = now + STRAY_S
+        procs = strays(self.token, self.root, self.root)
+        self.seen.update(st.pid for st in procs)
+        if self.kill_at is not None and now >= self.kill_at:
+            sig: int = signal.SIGKILL
+        elif procs and self.found and self.kill_at is None:
+            sig, self.kill_at = signal.SIGTERM, now + KILL_GRACE_S
+        else:
+            sig = 0  # none
+        self.found = bool(procs)
+        for st in procs if sig else ():
+            try:
+                os.kill(st.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not procs:
+            self.kill_at = None
 
 
 def _read(sel: selectors.BaseSelector, bufs: dict[IO[bytes], CappedBuffer], wait: float) -> bool:

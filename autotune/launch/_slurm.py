@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from autotune._registry import Option
+from autotune._safefile import make_dirs, replace_file
 from autotune.errors import ConfigError
 from autotune.launch import _slurmctl as ctl
 from autotune.launch._base import RunRequest, RunResult
@@ -128,11 +129,10 @@ class SlurmLauncher(SlurmCollecting):
 
     def _prepare(self, group: Sequence[RunRequest], script: str, name: str) -> Path:
         for req in group:
-            req.run_dir.mkdir(parents=True, exist_ok=True)
+            make_dirs(req.run_dir, under=req.run_dir.parent.parent)  # trial-NNNN/rep-R: never links
             app_command(req, python=self.options.get("python"), data_dir=DATA).write_files()
         path = group[0].run_dir / name
-        path.write_text(script)
-        path.chmod(0o750)
+        replace_file(path, script, mode=0o750)
         return path
 
     def _record(self, group: Sequence[RunRequest], meta: dict[str, Any], name: str = JOB_FILE) -> dict[str, Any]:
@@ -200,7 +200,7 @@ class SlurmLauncher(SlurmCollecting):
 
     def _ensure_allocation(self, first: RunRequest) -> str:
         if self.allocation is None:
-            first.run_dir.mkdir(parents=True, exist_ok=True)
+            make_dirs(first.run_dir, under=first.run_dir.parent.parent)
             watch = PendingWatch("the step-mode allocation", [first.run_dir], self.queue_wait)
             try:
                 self.allocation = ctl.allocate(self._allocation_args(first), on_poll=watch, poll=self.poll)

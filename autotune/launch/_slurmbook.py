@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import abc
 import json
-import os
 import re
 import threading
 import time
@@ -14,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from autotune._safefile import replace_file
 from autotune.launch import _slurmctl as ctl
 from autotune.launch._base import BaseLauncher, RunRequest, RunResult
 from autotune.launch._jobscript import RepFiles
@@ -26,9 +26,7 @@ COMMENT_PREFIX = "autotune-submission:"  # + token, the job's --comment
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Whole or not at all (a kill while writing leaves the previous file, or none)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
+    replace_file(path, json.dumps(data, indent=1))
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

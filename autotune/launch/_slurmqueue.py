@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autotune._safefile import replace_file
+from autotune.errors import ConfigError
 from autotune.launch import _slurmctl as ctl
 
 PENDING_FILE = "pending.json"  # the job's pending reasons and times, for `autotune status`
@@ -151,10 +153,8 @@ class PendingWatch:
             data["started"] = started
         for run_dir in self.run_dirs:
             try:
-                tmp = run_dir / (PENDING_FILE + ".tmp")
-                tmp.write_text(json.dumps(data))
-                os.replace(tmp, run_dir / PENDING_FILE)
-            except OSError:
+                replace_file(run_dir / PENDING_FILE, json.dumps(data))
+            except (OSError, ConfigError):
                 pass  # a status aid only
 
 

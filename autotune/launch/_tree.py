@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autotune._safefile import replace_file
+
 RUN_TOKEN_ENV = "AUTOTUNE_RUN_TOKEN"
 RECORD_NAME = "process.json"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -50,6 +52,7 @@ class ProcStat:
     ppid: int
     pgid: int
     start: int  # clock ticks after boot: with the pid, identifies one process for good
+    comm: str = ""  # the executable's name, at most 15 characters (proc(5))
 
 
 def proc_stat(pid: int) -> ProcStat | None:
@@ -59,7 +62,8 @@ def proc_stat(pid: int) -> ProcStat | None:
     except OSError:
         return None
     fields = raw[raw.rfind(")") + 2:].split()
-    return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]))
+    comm = raw[raw.find("(") + 1:raw.rfind(")")]
+    return ProcStat(pid, fields[0], int(fields[1]), int(fields[2]), int(fields[19]), comm)
 
 
 def _pids() -> list[int]:
@@ -77,10 +81,14 @@ def _has_token(pid: int, marker: bytes) -> bool:
         return False
 
 
-def members(token: str, pgid: int | None = None) -> list[ProcStat]:
+def _stats() -> dict[int, ProcStat]:
+    return {pid: st for pid in _pids() if pid != os.getpid() and (st := proc_stat(pid)) is not None}
+
+
+def members(token: str, pgid: int | None = None, stats: dict[int, ProcStat] | None = None) -> list[ProcStat]:
     """The live (not zombie) processes carrying ``token`` or in process group ``pgid``, and their descendants."""
     marker = f"{RUN_TOKEN_ENV}={token}".encode()
-    stats = {pid: st for pid in _pids() if pid != os.getpid() and (st := proc_stat(pid)) is not None}
+    stats = _stats() if stats is None else stats
     found = {pid for pid, st in stats.items()
              if st.state != "Z" and ((pgid is not None and st.pgid == pgid) or _has_token(pid, marker))}
     grew = True
@@ -89,6 +97,35 @@ def members(token: str, pgid: int | None = None) -> list[ProcStat]:
         found |= more
         grew = bool(more)
     return [stats[p] for p in sorted(found)]
+
+
+# MPI launcher processes (their ``comm``): they only wait for the ranks they started. MPICH's Hydra also
+# waits until every holder of its PMI socket has closed it, which a rank's background child inherits.
+# ``srun`` is not one of them: its tasks run under slurmstepd, outside the launching process's tree.
+MPI_LAUNCHERS = frozenset({"mpiexec", "mpirun", "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich", "hydra_pmi_proxy",
+                           "mpiexec.openmpi", "mpirun.openmpi", "orterun", "orted", "prterun", "prted"})
+
+
+def strays(token: str, root: int, pgid: int | None = None) -> list[ProcStat]:
+    """The run's processes left behind by its exited program, while its main process ``root`` still runs.
+
+    Only when every leaf of ``root``'s tree is an MPI launcher process (its ranks, and whatever ran them,
+    have exited): then the run's processes outside that tree (children re-parented after their parent
+    exited, or detached with setsid) are leftovers the launcher waits for. Otherwise none.
+    """
+    stats = _stats()
+    tree = {root}
+    grew = True
+    while grew:
+        more = {pid for pid, st in stats.items() if st.ppid in tree and pid not in tree and st.state != "Z"}
+        tree |= more
+        grew = bool(more)
+    if root not in stats or stats[root].state == "Z":
+        return []
+    parents = {stats[pid].ppid for pid in tree if pid in stats}
+    if any(pid not in parents and stats[pid].comm not in MPI_LAUNCHERS for pid in tree):
+        return []
+    return [st for st in members(token, pgid, stats) if st.pid not in tree]
 
 
 def _reap(pids: Iterable[int]) -> None:
@@ -165,11 +202,8 @@ def reap_orphans(since: int) -> None:
 def write_record(path: Path, token: str) -> None:
     """Note in the run directory which processes a run owns (for ``kill_leftovers`` after kill -9)."""
     me = proc_stat(os.getpid())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"token": token, "host": socket.gethostname(), "owner_pid": os.getpid(),
-                               "owner_start": me.start if me else None}))
-    tmp.replace(path)
+    replace_file(path, json.dumps({"token": token, "host": socket.gethostname(), "owner_pid": os.getpid(),
+                                   "owner_start": me.start if me else None}))
 
 
 def _owner_alive(rec: dict[str, object]) -> bool:

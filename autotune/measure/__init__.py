@@ -56,7 +56,7 @@ from autotune.measure._margin import (
     unpaired,
 )
 from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
-from autotune.measure._sanity import metric_problem
+from autotune.measure._sanity import BANDWIDTH_FLOOR, TIME_FLOOR, metric_problem, refuse_told, value_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verdicts import PROBLEMS, verdict_brief, verdict_cell, verdict_lines
 from autotune.measure._verify import count_aggregators, verify_hints
@@ -67,6 +67,7 @@ from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what
 __all__ = [
     "AGGREGATES",
     "ALPHA",
+    "BANDWIDTH_FLOOR",
     "BOOTSTRAP",
     "CANONICAL",
     "EXTRACTORS",
@@ -78,6 +79,7 @@ __all__ = [
     "ONE_SIDED_KINDS",
     "PROBLEMS",
     "STATES",
+    "TIME_FLOOR",
     "TRIM",
     "UNITS",
     "Aggregate",
@@ -121,6 +123,7 @@ __all__ = [
     "parse_hints_display",
     "parse_mpiio_stats",
     "plain_copy",
+    "refuse_told",
     "spend",
     "spread",
     "strip_hints_display",
@@ -128,6 +131,7 @@ __all__ = [
     "took_effect",
     "trimmed",
     "unpaired",
+    "value_problem",
     "verdict_brief",
     "verdict_cell",
     "verdict_lines",

@@ -24,6 +24,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
+from autotune.measure._sanity import value_problem
 from autotune.measure._units import BANDWIDTH
 
 ANY_MAX = 1e15
@@ -49,6 +50,9 @@ def implausible_given(value: float, kind: str | None, maximize: bool, median: fl
     """``implausible`` with the completed trials' ``median`` already known (None: fewer than ``MIN_TRIALS``)."""
     if not math.isfinite(value) or abs(value) > ANY_MAX:
         return f"{value:.4g} is beyond any I/O figure (|value| > {ANY_MAX:g})"
+    impossible = value_problem(value, kind)
+    if impossible is not None:  # stored before the rule, or told around it: never the best
+        return impossible
     if kind == BANDWIDTH and value > BANDWIDTH_MAX:
         return f"{value:.4g} MiB/s is above {BANDWIDTH_MAX:g} MiB/s, ten times the fastest file system in service"
     if kind == BANDWIDTH and ceiling is not None and ceiling > 0 and value > CEILING_MARGIN * ceiling:

@@ -9,6 +9,7 @@ from typing import Any
 
 import optuna
 
+from autotune._safefile import make_dirs, write_file
 from autotune.campaign import Runtime
 from autotune.report._data import bills_bb, front_lines, report_data
 from autotune.report._figures import TargetFigures, target_figures, unique_labels
@@ -66,12 +67,12 @@ def build_report(pairs: list[tuple[Runtime, optuna.Study]], directory: Path, *, 
     plots = all_plots(cmp, figs)
     title = title_of(figs)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "figures").mkdir(exist_ok=True)
+    make_dirs(directory / "figures")
     for name, svg in plots.items():
-        (directory / "figures" / f"{name}.svg").write_text(svg)
-    (directory / "report.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-    (directory / "report.md").write_text(render_markdown(data, plots, title))
-    (directory / "report.html").write_text(render_html(data, plots, title))
+        write_file(directory / "figures" / f"{name}.svg", svg)
+    write_file(directory / "report.json", json.dumps(data, indent=2, default=str) + "\n")
+    write_file(directory / "report.md", render_markdown(data, plots, title))
+    write_file(directory / "report.html", render_html(data, plots, title))
     report = Report(directory, data, cmp, figs)
     if tracking_uri:
         from autotune.report._mlflow import log_comparison

@@ -12,7 +12,6 @@ from __future__ import annotations
 import getpass
 import hashlib
 import hmac
-import math
 import random
 import re
 import secrets
@@ -26,6 +25,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import trialrecord
 from autotune.errors import ConfigError
+from autotune.measure import refuse_told
 from autotune.service._policy import Policy, explore, measured, sandbox
 from autotune.space import Config
 
@@ -114,6 +114,8 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
     expire_stale(study)
     best = best if best is not None else best_trial(study)
     best_cfg = rt.config_of(best) if best is not None else rt.space.default_config()
+    if best is not None and rt.space.refusal(best_cfg) is not None:  # a store's values are checked like a user's
+        best, best_cfg = None, rt.space.default_config()
     token = secrets.token_hex(16)
     now = time.time()
     attrs = {"worker": "service", "service": "explore", "service_token_sha256": _sha(token), "owner": getpass.getuser(),
@@ -161,8 +163,9 @@ def tell(study: optuna.Study, ref: str, *, value: float | None = None, failure: 
     name, number, token = parse_ref(ref)
     if name != study.study_name:
         raise ConfigError(f"AUTOTUNE_TRIAL: trial of study {name!r}, but this is study {study.study_name!r}")
-    if value is not None and (not math.isfinite(value) or value <= 0):
-        raise ConfigError(f"tell: metric value {value!r} must be a finite number > 0")
+    if value is not None:  # the rule a run's value obeys (measure.value_problem), and > 0
+        kind = trialrecord.read_study(study).metric_kind
+        refuse_told(value, kind if isinstance(kind, str) else None)
     expire_stale(study)
     try:
         tid = study._storage.get_trial_id_from_study_id_trial_number(study._study_id, number)

@@ -49,7 +49,7 @@ def deliver_spool(study: optuna.Study, storage: str) -> int:
     import os
 
     done = 0
-    for path, t in pending(storage, study.study_name):
+    for path, t in pending(storage, study.study_name, lambda w: print(f"autotune: warning: {w}", file=sys.stderr)):
         mine = path.with_suffix(f".delivering-{os.getpid()}")
         try:
             path.rename(mine)  # claimed: another process delivering the spool at the same time skips it
@@ -77,15 +77,18 @@ def do_ask(rt: Any, policy: Policy, *, job_id: str, expire_s: float, timeout: fl
         deliver_spool(study, c.storage)
         best = known_best(study)
         a = ask(rt, study, policy, job_id=job_id, expire_s=expire_s, rng=random.Random(seed), best=best)
-        if best is not None:
+        if best is not None and rt.space.refusal(rt.config_of(best)) is None:
             remember(c.storage, c.study, rt.config_of(best))
         return a
 
     try:
         return bounded(work, timeout)
     except StoreUnavailable as exc:
-        cached = recall(c.storage, c.study)
-        if cached is not None and rt.space.feasible(cached):
+        cached = recall(c.storage, c.study, lambda w: print(f"autotune ask: warning: {w}", file=err))
+        why = rt.space.refusal(cached) if cached is not None else None
+        if why is not None:  # checked like a user's input: a cache is no more trusted than a command line
+            print(f"autotune ask: warning: the cached configuration is not one of this space ({why})", file=err)
+        elif cached is not None:
             print(f"autotune ask: {exc}: running the last known best configuration (not a trial)", file=err)
             return Assignment(c.study, cached, "fallback-cache", note=str(exc))
         print(f"autotune ask: {exc}: running the default configuration (not a trial)", file=err)

@@ -146,6 +146,31 @@ class BoundSpace:
     def feasible(self, config: Mapping[str, Any]) -> bool:
         return all(v <= 0 for v in self.violations(config).values())
 
+    def refusal(self, config: object) -> str | None:
+        """Why ``config`` (from a cache or a store: not trusted) is not a configuration of this space, or None.
+
+        Every name the space searches must be set, and no other (but those it fixes, at their fixed value);
+        every value must be in its range exactly as ``check --config`` takes a user's; every rule must hold."""
+        if not isinstance(config, Mapping):
+            return f"{type(config).__name__} is not a configuration"
+        params = {p.name: p for p in self.active}
+        for name, value in config.items():
+            if name in self.fixed:
+                if value != self.fixed[name] or isinstance(value, bool) != isinstance(self.fixed[name], bool):
+                    return f"{name}={value!r}, but this space fixes it at {self.fixed[name]!r}"
+            elif name not in params:
+                return f"{name!r} is not searched here"
+            elif not params[name].contains(value):
+                return f"{name}={value!r} is not in the searched range ({params[name].describe()})"
+        missing = sorted(set(params) - set(config))
+        if missing:
+            return f"it does not set {', '.join(missing)}"
+        try:
+            broken = sorted(k for k, v in self.violations(config).items() if v > 0)
+        except (ConfigError, ArithmeticError, TypeError, ValueError) as exc:
+            return f"its rules cannot be evaluated ({exc})"
+        return f"it breaks the rule(s) {', '.join(broken)}" if broken else None
+
     def grid(self, max_values: int = 64) -> Iterator[Config]:
         """Every feasible configuration of the (thinned) grid: for exhaustive search of a model."""
         names = [p.name for p in self.active]

@@ -18,6 +18,7 @@ _BIN = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
+_UNARY: dict[type, Any] = {ast.Not: operator.not_, ast.USub: operator.neg, ast.UAdd: operator.pos}
 _CMP = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
@@ -93,6 +94,13 @@ class Expr:
                    ast.List, ast.Tuple, ast.Subscript, ast.And, ast.Or, ast.Not, ast.USub, ast.Load)
         if not isinstance(node, allowed):
             raise ConfigError(f"{where}: {self.text!r} uses {type(node).__name__}, which rules may not use")
+        op = getattr(node, "op", None)
+        ops = [op] if op is not None else list(getattr(node, "ops", ()))
+        bad = [o for o in ops if type(o) not in _BIN and type(o) not in _CMP and type(o) not in _UNARY
+               and not isinstance(o, ast.boolop)]
+        if bad:
+            raise ConfigError(f"{where}: {self.text!r} uses the operator {type(bad[0]).__name__}, which rules may not "
+                              "use (allowed: + - * / // % **, comparisons, in, and, or, not)")
         if isinstance(node, ast.Call):
             fname = _dotted(node.func)
             if fname not in _FUNCS or node.keywords:
@@ -106,7 +114,10 @@ class Expr:
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         """Evaluate with ``env`` mapping dotted names (flat, e.g. ``{"fs.osts": 56}``) to values."""
-        return self._eval(self._tree, env)
+        try:
+            return self._eval(self._tree, env)
+        except (TypeError, IndexError, KeyError, AttributeError) as exc:  # e.g. 1 + 'a', [1][5], 3[0]
+            raise ConfigError(f"{self.text!r}: cannot be evaluated ({type(exc).__name__}: {exc})") from None
 
     def _eval(self, node: ast.AST, env: Mapping[str, Any]) -> Any:
         dotted = _dotted(node)
@@ -125,8 +136,7 @@ class Expr:
                 return all(self._eval(v, env) for v in node.values)
             return any(self._eval(v, env) for v in node.values)
         if isinstance(node, ast.UnaryOp):
-            v = self._eval(node.operand, env)
-            return (not v) if isinstance(node.op, ast.Not) else -v
+            return _UNARY[type(node.op)](self._eval(node.operand, env))
         if isinstance(node, ast.BinOp):
             left, right = self._eval(node.left, env), self._eval(node.right, env)
             if isinstance(node.op, ast.Pow):

@@ -143,8 +143,8 @@ class BoundParam:
         return value
 
     def contains(self, value: Any) -> bool:
-        if self.type == "categorical":
-            return value in self.choices
+        if self.type == "categorical":  # true is not 1: a bool matches only a bool choice
+            return any(c == value and isinstance(c, bool) == isinstance(value, bool) for c in self.choices)
         if isinstance(value, bool) or not isinstance(value, int):
             return False
         if self.type == "pow2":

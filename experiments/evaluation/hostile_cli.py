@@ -2,12 +2,13 @@
 
     PYTHONPATH=$PWD .venv/bin/python -m experiments.evaluation.hostile_cli [--out FILE] [--only TEXT]
 
-Each case (``hostile_cli_cases.CASES``) runs ``python -m autotune.cli ARGV`` as a subprocess in a fresh
+Each case (``hostile_cli_cases.CASES``, ``hostile_cli_more.MORE``) runs ``python -m autotune.cli ARGV`` as a subprocess in a fresh
 folder, against a tiny campaign (a ``python -c`` command printing one JSON metric, the local launcher, one
 repetition, no confirmation, no tracking). A case passes when the command exits 2 with exactly one stderr
-line (argparse's usage lines aside) that names what the case expects, without "Traceback" or "internal
+line (a usage error included: no usage block) that names what the case expects, without "Traceback" or "internal
 error", within 60 s, and, for a case run against a study tuned beforehand, with that study's trials
-unchanged. Each command runs with its data segment bounded (3 GiB: a read without end is a MemoryError, not
+unchanged; a case with its own judge (a run that must succeed, an ``ask`` that must fall back) passes by
+that judge instead of exit 2. Each command runs with its data segment bounded (3 GiB: a read without end is a MemoryError, not
 the machine's memory). Prints a table case -> exit code -> first stderr line, writes it to ``--out``
 (experiments/evaluation/results/hostile_cli.txt) and exits 1 when any case breaks the rule. ``--code DIR``
 probes another checkout's autotune (the cases stay this one's), e.g. the code before a fix.
@@ -25,7 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from experiments.evaluation.hostile_cli_cases import CASES, Case, Env, study_digest
+from experiments.evaluation.hostile_cli_cases import CASES as FIRST
+from experiments.evaluation.hostile_cli_cases import Case, Env, study_digest
+from experiments.evaluation.hostile_cli_more import MORE
+
+CASES = [*FIRST, *MORE]
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
 RESULTS = ROOT / "experiments" / "evaluation" / "results"
@@ -56,12 +61,12 @@ def run_autotune(argv: list[str], cwd: Path) -> tuple[int, str, str]:
 
 
 def error_lines(stderr: str) -> list[str]:
-    """stderr's lines without argparse's usage block (``usage:`` and its indented continuation)."""
-    return [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith(("usage:", " "))]
+    """stderr's non-blank lines (a usage block counts: a usage error is one line too)."""
+    return [ln for ln in stderr.splitlines() if ln.strip()]
 
 
-def verdict(case: Case, rc: int, stderr: str, changed: bool) -> str:
-    """'ok', or what broke the rule."""
+def verdict(case: Case, rc: int, stderr: str, changed: bool, judged: str | None = None) -> str:
+    """'ok', or what broke the rule; ``judged``: the case's own verdict (``Case.judge``) instead of exit 2."""
     lines = error_lines(stderr)
     if "Traceback" in stderr:
         return "traceback"
@@ -69,6 +74,8 @@ def verdict(case: Case, rc: int, stderr: str, changed: bool) -> str:
         return "internal error"
     if rc == -9:
         return "hang"
+    if judged is not None:
+        return judged
     if rc != 2:
         return f"exit {rc}"
     if len(lines) != 1:
@@ -89,10 +96,11 @@ def run_case(case: Case, seed: Path) -> tuple[int, str, str]:
         env = Env(work, lambda argv: run_autotune(argv, work))
         argv = case.argv(env)
         before = study_digest(env.db) if case.seeded else None
-        rc, _, err = run_autotune(argv, work)
+        rc, out, err = run_autotune(argv, work)
         changed = case.seeded and study_digest(env.db) != before
         first = next(iter(error_lines(err)), "") or next(iter(err.splitlines()), "")
-        return rc, first.replace(str(work), "DIR"), verdict(case, rc, err, changed)
+        judged = case.judge(env, rc, out, err) if case.judge is not None else None
+        return rc, first.replace(str(work), "DIR"), verdict(case, rc, err, changed, judged)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -96,6 +96,9 @@ class Case:
     argv: Callable[[Env], list[str]]
     expect: str | None = None  # a fragment the one error line must contain (the bad value, the key)
     seeded: bool = False       # run against the tuned study; its trials must stay as they were
+    # a case that must not end in exit 2 (a run that must succeed, an ask that must fall back): its own
+    # verdict from (folder, exit code, stdout, stderr), 'ok' or what broke
+    judge: Callable[[Env, int, str, str], str] | None = None
 
 
 def _c(label_: str, expect_: str | None, command_: str = "tune", *extra: str, **over: Any) -> Case:

@@ -15,7 +15,9 @@ USAGE = "usage: autotune tune [-h]\n                     [--trials TRIALS]\n"
 
 @pytest.mark.parametrize(("rc", "stderr", "changed", "want"), [
     (2, "autotune: error: --trials: 0 is not a positive integer\n", False, "ok"),
-    (2, USAGE + "autotune tune: error: argument --trials: invalid int value: 'x'\n", False, "ok"),
+    (2, USAGE + "autotune tune: error: argument --trials: invalid int value: 'x'\n", False, "3 lines"),
+    (2, "autotune tune: error: argument --trials: invalid int value: 'x' (`autotune tune --help` shows the usage)\n",
+     False, "ok"),
     (1, "autotune: internal error: ValueError: x\n", False, "internal error"),
     (2, "Traceback (most recent call last):\n  ...\nautotune: error: --trials\n", False, "traceback"),
     (0, "", False, "exit 0"),

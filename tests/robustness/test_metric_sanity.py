@@ -33,7 +33,7 @@ def test_impossible_values_are_named(metric: str, value: float, problem: str) ->
     assert msg is not None and problem in msg and repr(metric) in msg
 
 
-@pytest.mark.parametrize(("metric", "value"), [("score", -3.0), ("bandwidth_mib_s", 0.0), ("seconds", 12.5),
+@pytest.mark.parametrize(("metric", "value"), [("score", -3.0), ("bandwidth_mib_s", 1e-6), ("seconds", 12.5),
                                                ("bandwidth_mib_s", None)])
 def test_possible_values_pass(metric: str, value: float | None) -> None:
     assert metric_problem(metric, value) is None

@@ -118,7 +118,7 @@ def storage_url(value: Any, where: str) -> str:
     """An Optuna storage URL: ``:memory:``, ``grpc://HOST:PORT`` or one SQLAlchemy can parse (``sqlite:///PATH``,
     ``postgresql://...``); whether the store opens is the storage's business, said when it is opened."""
     url = plain_text(value, where, "a storage URL")
-    if url in (":memory:", "memory") or url.startswith("grpc://"):
+    if url in (":memory:", "memory") or url.startswith(("grpc://", "grpc+unix://")):
         return url
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -127,7 +127,7 @@ def storage_url(value: Any, where: str) -> str:
         make_url(url)
     except ArgumentError:
         raise ConfigError(f"{where}: {url!r} is not a storage URL (expected :memory:, sqlite:///PATH, "
-                          "postgresql://USER@HOST/DB or grpc://HOST:PORT)") from None
+                          "postgresql://USER@HOST/DB, grpc://HOST:PORT or grpc+unix:///PATH)") from None
     return url
 
 

@@ -150,8 +150,8 @@ def _record(rt: Runtime, outcome: TrialOutcome, req: RunRequest, res: RunResult)
         return
     res.info.setdefault("run_dir", str(req.run_dir))  # where a run's own files are (e.g. its Darshan log)
     m = rt.extractor.extract(res, rt.campaign.objective.metric)
-    problem = metric_problem(rt.campaign.objective.metric, m.value)
-    if problem:  # NaN, Infinity, a negative bandwidth or time: a failed repetition, never a result
+    problem = metric_problem(rt.campaign.objective.metric, m.value, rt.campaign.objective.kind)
+    if problem:  # NaN, Infinity, a bandwidth below 1 byte/s, a time not above 1 ns: a failed repetition
         m.value, m.error = None, problem
     outcome.repetitions.append(m.value)
     outcome.errors.append(m.error)

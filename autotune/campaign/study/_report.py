@@ -153,7 +153,8 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
              f"{format_duration(s['time_spent_s'])} of runs, {c.objective.aggregate} of {c.objective.repeats}"]
     lines += [f"not plausible, never recommended: trial {k}: {why}" for k, why in s.get("implausible", {}).items()]
     if "best_value" not in s:
-        lines.append("no trial has completed yet")
+        lines.append("no plausible trial: every completed trial's value is flagged above" if s.get("implausible")
+                     else "no trial has completed yet")
         return "\n".join(lines)
     confirmed = "confirmation" in s
     word = "recommended (cheapest at the exchange rate)" if "cost_rule" in s else "best of the search"

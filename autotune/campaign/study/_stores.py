@@ -26,7 +26,9 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import _storelock, trialrecord
+from autotune._safefile import check_no_links, make_dirs, write_file
 from autotune.campaign.file._config import Campaign
+from autotune.campaign.file._names import check_study_name
 from autotune.errors import AutotuneError, ConfigError
 
 RESERVE_NAME = ".autotune-reserve"
@@ -114,6 +116,8 @@ def _remove_if_only_markers(workdir: Path) -> None:
 def prepare_stores(c: Campaign) -> None:
     """Everything ``tune`` checks before it writes: work directory, Optuna store, MLflow store."""
     prepare_workdir(c.workdir)
+    check_no_links(c.workdir, "runs", "check", "dry-run")  # records that are links elsewhere: refused, not followed
+    make_dirs(c.workdir / "runs" / check_study_name(c.study), under=c.workdir)
     marker = c.workdir / STARTED_NAME
     db = sqlite_path(c.storage)
     if db is not None:
@@ -128,7 +132,7 @@ def prepare_stores(c: Campaign) -> None:
         if ml is not None:
             check_sqlite(ml, "tracking store")
     if not marker.exists():  # the first start in this work directory (its age tells a lost store from a new one)
-        marker.write_text(f"{c.storage}\n")
+        write_file(marker, f"{c.storage}\n")
 
 
 def disk_full(exc: BaseException) -> bool:
@@ -154,11 +158,7 @@ class DiskReserve:
 
     def take(self) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "wb") as f:
-                f.write(b"\0" * self.size)
-                f.flush()
-                os.fsync(f.fileno())
+            write_file(self.path, b"\0" * self.size, sync=True)
         except OSError as exc:
             self.release()
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
