@@ -36,6 +36,12 @@ def test_the_walk_finds_every_kind_of_plug_in() -> None:
     assert kinds <= set(SUITES), f"kinds without a contract suite: {kinds - set(SUITES)}"
 
 
+def test_every_registry_checks_the_base_of_its_kind() -> None:
+    assert [r.kind for r in REGISTRIES if r.base is None] == []
+    with pytest.raises(TypeError, match="plot 'wrong': 'not a plot' is not a Plot"):
+        next(r for r in REGISTRIES if r.kind == "plot").register("wrong", "not a plot")
+
+
 @pytest.mark.parametrize(("registry", "name"), _cases())
 def test_every_entry_passes_the_contract_of_its_kind(registry: Registry[Any], name: str, tmp_path: Path) -> None:
     make = EXAMPLES.get((registry.kind, name), (None, ()))[0]
