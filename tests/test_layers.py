@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,3 +88,27 @@ def test_a_private_import_across_packages_is_caught(tmp_path: Path) -> None:
     assert "autotune.report._rel -> autotune.measure._bootstrap" in found
     assert not [f for f in found if f.startswith(("autotune.launch._own", "autotune.campaign.run._rel"))]
     assert len(found) == 4
+
+
+def layered(root: Path) -> set[str]:
+    """The modules and packages the layer contract of ``root``'s pyproject.toml names."""
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")["layers"]
+    return {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
+
+
+def unlayered(root: Path) -> list[str]:
+    """Modules and packages directly under ``autotune/`` that the layer contract leaves out."""
+    package = root / "autotune"
+    found = {f"autotune.{p.stem}" for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    found |= {f"autotune.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    return sorted(found - layered(root))
+
+
+def test_every_root_module_is_in_the_layer_contract(tmp_path: Path) -> None:
+    assert unlayered(REPO) == []
+    (tmp_path / "autotune" / "newpkg").mkdir(parents=True)
+    (tmp_path / "autotune" / "newpkg" / "__init__.py").write_text("")
+    (tmp_path / "autotune" / "_helper.py").write_text("")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    assert unlayered(tmp_path) == ["autotune._helper", "autotune.newpkg"]

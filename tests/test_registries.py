@@ -18,7 +18,7 @@ from autotune.testing.contracts import SUITES, NoContract, check_entry, entries,
 from tests.contracts.examples import EXAMPLES
 
 REGISTRIES = registries()
-KINDS = {"launcher", "executor", "tracker", "extractor", "sampler", "dialect", "kernel"}
+KINDS = {"launcher", "executor", "tracker", "extractor", "sampler", "dialect", "kernel", "tier", "aggregate", "plot"}
 
 
 def _cases() -> list[Any]:
@@ -34,6 +34,12 @@ def test_the_walk_finds_every_kind_of_plug_in() -> None:
     assert kinds >= KINDS, f"registries not found: {KINDS - kinds}"
     assert len(kinds) == len(REGISTRIES), "two registries share a kind"
     assert kinds <= set(SUITES), f"kinds without a contract suite: {kinds - set(SUITES)}"
+
+
+def test_every_registry_checks_the_base_of_its_kind() -> None:
+    assert [r.kind for r in REGISTRIES if r.base is None] == []
+    with pytest.raises(TypeError, match="plot 'wrong': 'not a plot' is not a Plot"):
+        next(r for r in REGISTRIES if r.kind == "plot").register("wrong", "not a plot")
 
 
 @pytest.mark.parametrize(("registry", "name"), _cases())

@@ -51,12 +51,12 @@ def locate(log: JobLog, name: str, on_lustre: bool, known: Sequence[str] = ()) -
     for m in lustre:
         real = m.rstrip("/") + name
         if any(_inside(real, p) for p in known if _inside(p, m)):
-            return m, "lustre", real, f"{name} resolved to {real} (the Lustre mount {m} holds that known path)"
+            return m, LUSTRE.name, real, f"{name} resolved to {real} (the Lustre mount {m} holds that known path)"
     if not on_lustre:
         return mount, fs_type, name, "the mount table"
     if not lustre:
-        return "", "lustre", name, "a LUSTRE module record of it or its folder (the mount table has no Lustre mount)"
+        return "", LUSTRE.name, name, "a LUSTRE module record of it or its folder (the mount table has no Lustre mount)"
     held = f"the log's only Lustre mount {lustre[0]}" if len(lustre) == 1 else \
         f"the Lustre mount {lustre[-1]} (assumed: the table has {len(lustre)})"
-    return lustre[-1], "lustre", name, (f"a LUSTRE module record of it or its folder; no mount in the table holds "
+    return lustre[-1], LUSTRE.name, name, (f"a LUSTRE module record of it or its folder; no mount in the table holds "
                                         f"{name} (a symbolic link?), so it is on {held}")

@@ -1,6 +1,14 @@
 """Measurements: metric extractors, the aggregate of N repetitions, margins, and which hints took effect."""
 
-from autotune.measure._aggregate import AGGREGATES, ONE_SIDED_KINDS, aggregate, aggregate_label, default_aggregate, spread
+from autotune.measure._aggregate import (
+    AGGREGATES,
+    ONE_SIDED_KINDS,
+    Aggregate,
+    aggregate,
+    aggregate_label,
+    default_aggregate,
+    spread,
+)
 from autotune.measure._bootstrap import BOOTSTRAP, advantage, interval
 from autotune.measure._craystats import add_mpiio_stats, parse_mpiio_stats
 from autotune.measure._effect import (
@@ -74,6 +82,7 @@ __all__ = [
     "TIME_FLOOR",
     "TRIM",
     "UNITS",
+    "Aggregate",
     "BaseExtractor",
     "Estimate",
     "Evidence",

@@ -11,11 +11,25 @@ measures the shape of the noise on this project's recorded local surfaces.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from autotune._registry import Registry
 from autotune.tiers import TIERS
 
-AGGREGATES = ("best", "median", "mean", "worst")
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One way from N repetitions to a value: ``of(values, maximize)``; ``values`` is never empty."""
+
+    of: Callable[[Sequence[float], bool], float]
+
+
+AGGREGATES: Registry[Aggregate] = Registry("aggregate", "objective.aggregate", base=Aggregate)
+AGGREGATES.register("best", Aggregate(lambda values, maximize: max(values) if maximize else min(values)))
+AGGREGATES.register("median", Aggregate(lambda values, maximize: float(statistics.median(values))))
+AGGREGATES.register("mean", Aggregate(lambda values, maximize: float(statistics.fmean(values))))
+AGGREGATES.register("worst", Aggregate(lambda values, maximize: min(values) if maximize else max(values)))
 ONE_SIDED_KINDS = frozenset(n for n in TIERS if TIERS.get(n).one_sided)  # hardware shared with other users' jobs
 
 
@@ -33,15 +47,9 @@ def aggregate(values: Sequence[float], how: str, maximize: bool) -> float:
     """The ``how`` (best, median, mean, worst) of ``values``; best and worst follow the direction."""
     if not values:
         raise ValueError("no values to aggregate")
-    if how == "best":
-        return max(values) if maximize else min(values)
-    if how == "worst":
-        return min(values) if maximize else max(values)
-    if how == "median":
-        return float(statistics.median(values))
-    if how == "mean":
-        return float(statistics.fmean(values))
-    raise ValueError(f"unknown aggregate {how!r}")
+    if how not in AGGREGATES:
+        raise ValueError(f"unknown aggregate {how!r}")
+    return AGGREGATES.get(how).of(values, maximize)
 
 
 def spread(values: Sequence[float]) -> float:

@@ -7,10 +7,8 @@ hold exactly. The scenarios are in ``_scenarios`` and docs/model.md.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -241,15 +239,3 @@ def calibrate(out: TextIO) -> bool:
     out.write(f"{passed}/{len(rows)} rows within tolerance\n")
     return passed == len(rows)
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``autotune model calibrate [--cross-validate]``: print the table, exit 1 when a row fails."""
-    parser = argparse.ArgumentParser(prog="autotune model calibrate", description=__doc__.splitlines()[0])
-    parser.add_argument("--cross-validate", action="store_true",
-                        help="leave one seed system out, fit the shared constants on the rest, predict it")
-    args = parser.parse_args(argv)
-    if args.cross_validate:
-        from autotune.model._crossval import report
-
-        return 0 if report(sys.stdout) else 1
-    return 0 if calibrate(sys.stdout) else 1

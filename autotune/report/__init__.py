@@ -5,11 +5,12 @@ from autotune.report._build import Report, build_report
 from autotune.report._data import report_data, target_data
 from autotune.report._figures import TargetFigures, TrialRow, importance, target_figures
 from autotune.report._notify import check_notify, notify, parse_notify
+from autotune.report._plots import PLOTS, Plot
 from autotune.report._run import CompareResult, compare_campaigns, open_all, run_campaigns
 from autotune.report._stats import Comparison, Versus, advantage, bootstrap_value, compare
 
 __all__ = [
-    "CompareResult", "Comparison", "Report", "TargetFigures", "TrialRow", "Versus", "advantage", "bootstrap_value",
-    "build_report", "check_notify", "compare", "compare_campaigns", "importance", "notify", "open_all", "parse_notify",
-    "report_data", "run_campaigns", "target_data", "target_figures",
+    "PLOTS", "CompareResult", "Comparison", "Plot", "Report", "TargetFigures", "TrialRow", "Versus", "advantage",
+    "bootstrap_value", "build_report", "check_notify", "compare", "compare_campaigns", "importance", "notify",
+    "open_all", "parse_notify", "report_data", "run_campaigns", "target_data", "target_figures",
 ]

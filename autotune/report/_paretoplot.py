@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from autotune.campaign import CostObjective, pareto, recommend
 from autotune.report._figures import TargetFigures
-from autotune.report._plots import COLORS, _empty, plt, to_svg
+from autotune.report._svg import COLORS, empty, plt, to_svg
 
 
 def pareto_plot(figs: list[TargetFigures], rule: CostObjective) -> str:
@@ -25,7 +25,7 @@ def pareto_plot(figs: list[TargetFigures], rule: CostObjective) -> str:
             ax.scatter([rec.parts.seconds], [rec.cost(x)], marker="*", s=160, color=col, edgecolors="k", zorder=4,
                        label=f"{f.label} recommended (trial {rec.number})")
     if not ax.collections:
-        _empty(ax, "no completed trial with a cost yet")
+        empty(ax, "no completed trial with a cost yet")
     else:
         ax.set_xlabel("I/O time per run (s)")
         ax.set_ylabel(f"cost per run (node-hours, 1 BB node-hour = {x:g})")

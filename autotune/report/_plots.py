@@ -2,53 +2,23 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from autotune._extras import require
+from autotune._registry import Registry
 from autotune.measure import aggregate_label
 from autotune.report._figures import TargetFigures, TrialRow
+from autotune.report._paretoplot import pareto_plot
 from autotune.report._stats import Comparison, bootstrap_value, interval
+from autotune.report._svg import COLORS, Figure, MaxNLocator, empty, plt, to_svg
 from autotune.tiers import DATAWARP, LUSTRE
-
-matplotlib = require("matplotlib", "report", "the report's plots (autotune compare/report)")
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
-
-
-RASTER_POINTS = 2000  # a scatter with more points is drawn as an embedded image: the SVG stays small
-
-
-def to_svg(fig: Figure) -> str:
-    """The figure as SVG text; scatters of a long history (a production study: thousands of jobs) are
-    rasterised, so the report's size does not grow with the number of trials."""
-    for ax in fig.axes:
-        for coll in ax.collections:
-            if len(np.asarray(coll.get_offsets())) > RASTER_POINTS:
-                coll.set_rasterized(True)
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
 
 
 def _ylabel(f: TargetFigures) -> str:
     return f"{f.metric} ({f.unit})" if f.unit else f.metric
-
-
-def _empty(ax: plt.Axes, text: str) -> None:
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#555")
-    ax.set_xticks([])
-    ax.set_yticks([])
 
 
 def history(figs: list[TargetFigures]) -> str:
@@ -85,7 +55,7 @@ def repetitions(figs: list[TargetFigures]) -> str:
                        label="best trial", zorder=3)
             ax.legend(fontsize=7, loc="best")
         if not rows:
-            _empty(ax, "no repetitions yet")
+            empty(ax, "no repetitions yet")
         ax.set_title(f"{f.label}: repetitions per trial", fontsize=9)
         ax.set_ylabel(_ylabel(f), fontsize=8)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -99,7 +69,7 @@ def importance(figs: list[TargetFigures]) -> str:
     fig, axes = plt.subplots(1, len(figs), figsize=(3.8 * len(figs), 2.8), squeeze=False)
     for i, (f, ax) in enumerate(zip(figs, axes[0], strict=True)):
         if not f.importance:
-            _empty(ax, "too few varied trials\nfor importance")
+            empty(ax, "too few varied trials\nfor importance")
         else:
             names = list(f.importance)[::-1]
             ax.barh(names, [f.importance[n] for n in names], color=COLORS[i % len(COLORS)])
@@ -134,7 +104,7 @@ def slices(figs: list[TargetFigures]) -> str:
         for j in range(k):
             ax = axes[i, j]
             if j >= len(params) or not done:
-                _empty(ax, "no varied parameter" if done else "no trial yet")
+                empty(ax, "no varied parameter" if done else "no trial yet")
                 continue
             p = params[j]
             if p.startswith("log2(") and p.endswith(")"):  # Optuna's name for a pow2 parameter
@@ -182,9 +152,9 @@ def scaling(figs: list[TargetFigures]) -> str:
         name, get = _resource(f)
         pts = [(x, float(r.value)) for r in f.trials if r.value is not None and (x := get(r)) is not None]
         if not searched_resource(f):
-            _empty(ax, f"{name}: not searched by this campaign")
+            empty(ax, f"{name}: not searched by this campaign")
         elif not pts:
-            _empty(ax, f"no {name} recorded")
+            empty(ax, f"no {name} recorded")
         else:
             xs, ys = zip(*pts, strict=True)
             ax.scatter(xs, ys, s=16, color=COLORS[i % len(COLORS)], alpha=0.7)
@@ -229,7 +199,7 @@ def overview(cmp: Comparison, figs: list[TargetFigures]) -> str:
             ax.text(row.value, y, f"  {row.value:.4g}", va="center", fontsize=8)
             labels.append(f"{f.label} {kind}")
     if not labels:
-        _empty(ax, "no completed trial yet")
+        empty(ax, "no completed trial yet")
     else:
         ax.set_yticks(range(len(labels)), labels)
         ax.set_xlabel(f"{cmp.metric} ({cmp.unit}), {_aggregates(figs)}" if cmp.unit else cmp.metric)
@@ -260,10 +230,10 @@ def production(figs: list[TargetFigures]) -> str:
                         "Production jobs as trials")
 
 
-def _over_trials(fig: Figure, ax: Any, figs: list[TargetFigures], xlabel: str, empty: str, title: str) -> str:
+def _over_trials(fig: Figure, ax: Any, figs: list[TargetFigures], xlabel: str, nothing: str, title: str) -> str:
     """Axes of a per-trial scatter (integer x, the metric's label, a legend), or a note when nothing is there."""
     if not ax.collections:
-        _empty(ax, empty)
+        empty(ax, nothing)
     else:
         ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -273,25 +243,42 @@ def _over_trials(fig: Figure, ax: Any, figs: list[TargetFigures], xlabel: str, e
     return to_svg(fig)
 
 
-PLOTS: dict[str, str] = {
-    "overview": "Default and tuned per target", "history": "Optimisation history",
-    "repetitions": "Repetitions per trial", "importance": "Parameter importance",
-    "slices": "Parameters that matter", "scaling": "Value against the searched resource (BB nodes, stripe count or aggregators)",
-    "pareto": "Pareto front: time against cost (objective.cost)",
-    "production": "Production jobs as trials",
-}
+@dataclass(frozen=True)
+class Plot:
+    """One plot of the report: its ``caption``, ``draw(cmp, figs)`` giving SVG text, and ``shown(cmp, figs)``,
+    whether the report has it (no plot of a parameter no campaign searched)."""
+
+    caption: str
+    draw: Callable[[Comparison, list[TargetFigures]], str]
+    shown: Callable[[Comparison, list[TargetFigures]], bool] = lambda cmp, figs: True
+
+
+def _pareto(cmp: Comparison, figs: list[TargetFigures]) -> str:
+    assert cmp.cost_rule is not None  # shown only for campaigns with objective.cost
+    return pareto_plot(figs, cmp.cost_rule)
+
+
+PLOTS: Registry[Plot] = Registry("plot", base=Plot)
+PLOTS.register("overview", Plot("Default and tuned per target", overview))
+PLOTS.register("history", Plot("Optimisation history", lambda cmp, figs: history(figs)))
+PLOTS.register("repetitions", Plot("Repetitions per trial", lambda cmp, figs: repetitions(figs)))
+PLOTS.register("importance", Plot("Parameter importance", lambda cmp, figs: importance(figs)))
+PLOTS.register("slices", Plot("Parameters that matter", lambda cmp, figs: slices(figs)))
+PLOTS.register("scaling", Plot("Value against the searched resource (BB nodes, stripe count or aggregators)",
+                               lambda cmp, figs: scaling(figs),
+                               lambda cmp, figs: any(searched_resource(f) for f in figs)))
+PLOTS.register("production", Plot("Production jobs as trials", lambda cmp, figs: production(figs),
+                                  # production jobs as trials (autotune ask/tell)
+                                  lambda cmp, figs: any(r.service for f in figs for r in f.trials)))
+PLOTS.register("pareto", Plot("Pareto front: time against cost (objective.cost)", _pareto,
+                              lambda cmp, figs: cmp.cost_rule is not None))
+
+
+def caption(name: str) -> str:
+    """The caption of plot ``name`` (the name itself for a plot not registered)."""
+    return PLOTS.get(name).caption if name in PLOTS else name
 
 
 def all_plots(cmp: Comparison, figs: list[TargetFigures]) -> dict[str, str]:
-    """Every plot of the report, as SVG text, by name (the keys of ``PLOTS``)."""
-    out = {"overview": overview(cmp, figs), "history": history(figs), "repetitions": repetitions(figs),
-           "importance": importance(figs), "slices": slices(figs)}
-    if any(searched_resource(f) for f in figs):  # no plot of a parameter no campaign searched
-        out["scaling"] = scaling(figs)
-    if any(r.service for f in figs for r in f.trials):  # production jobs as trials (autotune ask/tell)
-        out["production"] = production(figs)
-    if cmp.cost_rule is not None:  # campaigns with objective.cost: the front per target
-        from autotune.report._paretoplot import pareto_plot
-
-        out["pareto"] = pareto_plot(figs, cmp.cost_rule)
-    return out
+    """Every plot the report has, as SVG text, by name (in the order ``PLOTS`` lists them)."""
+    return {name: plot.draw(cmp, figs) for name in PLOTS if (plot := PLOTS.get(name)).shown(cmp, figs)}

@@ -11,7 +11,7 @@ launcher: ``(make, ok_request, failing_request)``: ``make()`` builds a fresh lau
 request builders take ``(tmp, repetition=0)``/``(tmp)``, or are None for both when the launcher runs
 commands (the suite then runs ``sys.executable -c ...``); executor: ``make``; tracker: ``(make, read_back)``
 (``make(tmp)``; ``read_back(tracker)`` as in ``TrackerContract``); extractor: ``(extractor, result, metric,
-value)``. Samplers, dialects, kernels and tiers need none.
+value)``. Samplers, dialects, kernels, tiers, aggregates and plots need none.
 """
 
 from __future__ import annotations
@@ -263,6 +263,41 @@ def tier_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> N
     assert t.missing({key for keys, _ in t.profile_needs for key in keys}) is None
     for mount in t.mount_types:
         assert tiers.by_mount_type(mount) is t
+
+
+@suite("aggregate")
+def aggregate_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
+    """An aggregate of N (``autotune.measure.Aggregate``): one value gives itself; the value lies within the
+    repetitions' range and does not depend on their order, in either direction."""
+    from autotune.measure import Aggregate
+
+    a = registry.get(name)
+    assert isinstance(a, Aggregate)
+    values = [3.0, 1.0, 2.5, 2.0]
+    for maximize in (True, False):
+        assert a.of([2.0], maximize) == 2.0
+        value = a.of(values, maximize)
+        assert min(values) <= value <= max(values), f"aggregate {name}: {value} outside the repetitions"
+        assert a.of(values[::-1], maximize) == value, f"aggregate {name}: depends on the order"
+
+
+@suite("plot")
+def plot_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
+    """A report plot (``autotune.report.Plot``): a one-line caption; for a target with no trial yet it is
+    either not shown or drawn as SVG text (a note that nothing is there, never an exception)."""
+    from autotune.report import Comparison, Plot, TargetFigures
+    from autotune.tiers import POSIX
+
+    p = registry.get(name)
+    assert isinstance(p, Plot) and p.caption and "\n" not in p.caption
+    target = TargetFigures(
+        label="a", campaign="a", study="a", storage="sqlite://", tracking_uri=None, app="ior", system="local",
+        filesystem="scratch", fs_kind=POSIX.name, metric="bandwidth", direction="maximize", repeats=1, nodes=1,
+        ranks=1, trials=[], best=None, default=None, speedup=None, hints_text="", best_is_default=False,
+        node_hours=0.0, bb_node_hours=0.0, time_spent_s=0.0)
+    nothing = Comparison(metric="bandwidth", unit="MiB/s", maximize=True, ranking=[target])
+    if p.shown(nothing, [target]):
+        assert p.draw(nothing, [target]).startswith("<svg"), f"plot {name}: not SVG text"
 
 
 def _unknown_option_is_one_line(cls: Any, where: str) -> None:

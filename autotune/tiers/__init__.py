@@ -23,7 +23,7 @@ from autotune.tiers._kinds import (
     Rabbit,
 )
 
-TIERS: Registry[Tier] = Registry("tier", "kind", NOT_ONE_OF)
+TIERS: Registry[Tier] = Registry("tier", "kind", NOT_ONE_OF, base=Tier)
 for _tier in (LUSTRE, DATAWARP, POSIX, RABBIT, NVME, PCC):  # the order profiles' error messages list them in
     TIERS.register(_tier.name, _tier)
 

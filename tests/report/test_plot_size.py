@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("matplotlib", reason="the report extra (matplotlib) is not installed")
 
-from autotune.report._plots import RASTER_POINTS, plt, to_svg
+from autotune.report._svg import RASTER_POINTS, plt, to_svg
 
 
 def scatter_svg(n: int) -> str:
