@@ -79,3 +79,16 @@ def _not_data(name: str) -> bool:
     """Interpreter, library and system files, and Open MPI's session files: never the application's data."""
     return (name.endswith((".pyc", ".py", ".so", ".jar")) or ".so." in name or "site-packages" in name
             or name.startswith(("/proc/", "/sys/", "/etc/", "/usr/")) or "/ompi." in name)
+
+
+def dry_run_here(campaign: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tune --dry-run`` of a drafted campaign on this host: it runs, or, for a Cray site's draft (mpiexec here is
+    MPICH's, not Cray's), it refuses exactly where ``tune`` would: the Cray-only hints, in one line naming what was
+    detected here."""
+    from autotune.cli import main
+
+    capsys.readouterr()
+    rc = main(["tune", str(campaign), "--dry-run", "--trials", "2", "--workdir", str(workdir)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 0 or (rc == 2 and len(err.splitlines()) == 1 and "cray." in err and "detected here" in err), err
+

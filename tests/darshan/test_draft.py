@@ -16,7 +16,7 @@ from autotune.darshan import build, read_log
 from autotune.errors import ConfigError
 from autotune.systems import load_system
 
-from .conftest import IN_DATA, PACKAGE, darshan
+from .conftest import IN_DATA, PACKAGE, darshan, dry_run_here
 
 VPIC = PACKAGE / "tests" / "input" / "sample.darshan"              # Edison /scratch2 (Lustre), no profile
 NFS = PACKAGE / "tests" / "input" / "sample-dxt-simple.darshan"    # an NFS project directory
@@ -58,7 +58,7 @@ def test_lustre_draft_holds_what_the_log_says(tmp_path: Path, capsys: pytest.Cap
     assert "OST count is at least 24: set osts from `lfs df /scratch2`" in said
     assert yaml.safe_load(out.read_text())["system"] == site.name
     assert main(["space", str(out)]) == 0
-    assert main(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
+    dry_run_here(out, tmp_path / "w", capsys)
 
 
 def test_nodes_make_cores_from_the_log(tmp_path: Path) -> None:
@@ -149,7 +149,8 @@ def test_a_lustre_mount_holding_a_profiles_directory_is_that_site(monkeypatch: p
     assert init.target.draft is None and init.target.system.name == "theta" and init.target.fs.name == "projects"
 
 
-def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     import autotune.darshan._campaign as campaign
 
     real = read_log(VPIC)
@@ -160,7 +161,7 @@ def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.Monke
     assert init.target.draft.check.startswith("OST count is unknown (assumed 1, so no striping is searched)")
     out = tmp_path / "c.yaml"
     assert _init(VPIC, out) == 0 and main(["space", str(out)]) == 0
-    assert main(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
+    dry_run_here(out, tmp_path / "w", capsys)
 
 
 def test_a_node_count_that_is_no_power_of_two(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from autotune.cli import main
 from autotune.darshan import build
 from autotune.errors import ConfigError
 
-from .conftest import IN_DATA, PACKAGE, darshan_figures, log_id, shipped_logs
+from .conftest import IN_DATA, PACKAGE, darshan_figures, dry_run_here, log_id, shipped_logs
 
 LOGS = shipped_logs()
 IOR_HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
@@ -53,8 +53,7 @@ def test_every_shipped_log(log: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "diagnosis" in out and "[headroom]" in out
     campaign = tmp_path / "campaign.yaml"
     assert main(["space", str(campaign)]) == 0
-    assert main(["tune", str(campaign), "--dry-run", "--trials", "2", "--workdir", str(tmp_path / "w")]) == 0
-    capsys.readouterr()
+    dry_run_here(campaign, tmp_path / "w", capsys)
 
     from autotune.campaign import load_campaign
 
