@@ -185,15 +185,23 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         for i, r in res.items():
             if r.high < _log(matters, maximize):
                 active[i] = False  # shown not to matter: no more runs of it
-        if res:
+        if decision == "recommend":  # shown at an earlier look: the winner stands; its interval follows the runs
+            look = res[best_i] if res[best_i].bound > 0 else look
+        elif res:
             best_i = max(shown or res, key=lambda i: _log_of(res[i]))
             look = res[best_i]
         if shown:
             decision = "recommend"
-        elif res and not any(active[1:ncand]):
+        elif decision != "recommend" and res and not any(active[1:ncand]):
             decision = "worse" if all(r.high < 0 for r in res.values()) else "below"
-        if decision != "undecided" or final:
+        spent = (a * w[best_i], a1 * w[best_i])
+        winner = best_i if decision == "recommend" else 0
+        if final or (decision != "undecided" and not rule_open(vals, hs, winner, rule_i, maximize, aggregate, spent,
+                                                                  matters)):
             break
+        # shown over the default, not yet over (or within ``matters`` of) the rule: the rounds go on for that
+        # question alone (the winner, the rule and the default)
+        active = [i in (0, best_i, rule_i) for i in range(len(entries))]
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
         (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
@@ -242,6 +250,23 @@ def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[f
         return RuleComparison(rule_i, rule, None, False)
     over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
     return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
+
+
+def rule_open(vals: list[list[float | None]], hs: list[list[list[float]]], winner_i: int, rule_i: int | None,
+              maximize: bool, aggregate: str, spent: tuple[float, float], matters: float) -> bool:
+    """Whether the winner (entry ``winner_i``; 0: none yet) is neither shown better than the rule of thumb (entry
+    ``rule_i``) nor shown within ``matters`` of it: the user's choice between them is still open, so a confirmation
+    that has shown the winner over the default measures on. "Better" is judged at the error the winner's look
+    spent; "within ``matters``" at the plain 95% level at every look: stopping there only hands the
+    recommendation to the rule (the outcome without evidence), so it spends no error (a non-binding futility
+    bound: Jennison and Turnbull 2000, Group Sequential Methods with Applications to Clinical Trials)."""
+    if rule_i is None or winner_i in (0, rule_i):
+        return False
+    est = trimmed(differences(vals[winner_i], vals[rule_i], maximize)
+                  + block_differences(hs[winner_i], hs[rule_i], maximize, aggregate))
+    if est is None or spent[0] <= 0:
+        return False
+    return est.interval(2 * spent[1])[0] <= 0 and est.interval(ALPHA)[1] >= _log(matters, maximize)
 
 
 def _log_of(look: _Look) -> float:
