@@ -31,7 +31,8 @@ needs only "better than the default"); the reported interval is the two-sided 95
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
 to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
 the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
-of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act
+of the dropped settings' costs, added up, stay below the winner's confirmed lower bound and below what matters
+(``matters``: dropping a setting must not risk more than the campaign counts as worth having); settings that only act
 together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
 every setting would go, the one whose loss costs most stays.
 
@@ -331,9 +332,10 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
             if clo <= 0:
                 highs[k] = chi
         # drop only what is shown not to carry the gain: a cost within the jitter, and the upper ends of the
-        # dropped settings' costs together below the winner's confirmed lower bound (settings that act together
-        # are kept together)
+        # dropped settings' costs together below the winner's confirmed lower bound and below what matters (settings
+        # that act together are kept together)
         budget = _log(conf.bound, maximize) if conf.bound is not None and conf.bound > -1 else 0.0
+        budget = min(budget, _log(conf.matters, maximize))
         spent = 0.0
         for k in sorted(highs, key=lambda k: highs[k]):
             if spent + max(highs[k], 0.0) >= budget:
@@ -342,7 +344,7 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
             a = conf.ablation[k]
             conf.dropped[k] = (f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%}): "
                                f"within the jitter, and with the other settings dropped less than the confirmed gain "
-                               f"(at least {conf.bound:+.1%})")
+                               f"(at least {conf.bound:+.1%}) and than what matters ({conf.matters:.0%})")
         if all(k in conf.dropped for k in changed):  # together they won: keep the one whose loss costs most
             conf.dropped.pop(max(changed, key=lambda k: conf.ablation[k]["cost"]))
         changed = {k: v for k, v in changed.items() if k not in conf.dropped}
