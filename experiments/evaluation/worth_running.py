@@ -45,6 +45,7 @@ TARGETS = {5: 0.95, 12: 0.98}  # fraction of the best reached in >= 95% of campa
 SHARE = 0.95
 CONFIRM_BASE = 2_000_000  # the confirmation's run numbers start here (autotune.campaign.verify)
 WORKDIR = Path("/tmp/autotune-worth")
+last_records: list[dict[str, Any]] = []  # the last run's records (main), for a caller in the same process
 
 
 @dataclass
@@ -201,6 +202,20 @@ def summarise(records: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     return "\n".join([*pooled, "", *lines, "", *verdicts]), data
 
 
+def compact(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per truth, trial count and method (key ``truth/trials/method``), by seed: the score, the runs of the search
+    and of the confirmation; and how often each configuration was recommended."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in sorted(records, key=lambda r: r["seed"]):
+        g = out.setdefault(f"{r['truth']}/{r['trials']}/{r['method']}",
+                           {"scores": [], "runs": [], "confirm_runs": [], "recommended": {}})
+        g["scores"].append(None if r["score"] is None else round(r["score"], 4))
+        g["runs"].append(r["runs"])
+        g["confirm_runs"].append(r["confirm_runs"])
+        g["recommended"][r["config"]] = g["recommended"].get(r["config"], 0) + 1
+    return out
+
+
 def _order(method: str) -> tuple[int, str]:
     return (0 if method == "default" else 1 if method.startswith("rule:") else 2 + list(SEARCH).index(method)
             if method in SEARCH else 9, method)
@@ -227,11 +242,12 @@ def main(argv: list[str] | None = None) -> None:
             records = pool.map(run_task, tasks, chunksize=1)
     else:
         records = [run_task(t) for t in tasks]
+    last_records[:] = records
     table, verdicts = summarise(records)
     print(table)
     if args.out:
-        slim = [{k: v for k, v in r.items() if k != "transcript"} for r in records]
-        Path(args.out + ".json").write_text(json.dumps({"verdicts": verdicts, "records": slim}, indent=0, default=str))
+        Path(args.out + ".json").write_text(json.dumps({"targets": TARGETS, "share": SHARE, "verdicts": verdicts,
+                                                        "groups": compact(records)}, separators=(",", ":")) + "\n")
         Path(args.out + ".md").write_text(table + "\n")
     if args.out and args.transcripts:
         misses = [r for r in records if r.get("transcript") and (r["score"] or 0) < TARGETS.get(r["trials"], 0)]

@@ -25,7 +25,7 @@ def test_one_sweep_one_seed_scores_what_export_hands_back_and_counts_the_runs(tm
     wr.main(["--seeds", "1", "--trials", "5", "--methods", "autotune", "--truths", BLUE_WATERS, "--jobs", "1",
              "--out", str(out)])
     data = json.loads(out.with_suffix(".json").read_text())
-    by = {r["method"]: r for r in data["records"]}
+    by = {r["method"]: r for r in wr.last_records}
     assert set(by) == {"default", "rule:stripe-per-node = all-osts", "autotune"}
     # 1 stripe, collective: 332 MiB/s of the best 5312 (32 stripes, collective), as the sweep recorded
     assert abs(by["default"]["score"] - 331.879 / 5311.97) < 1e-9
@@ -33,4 +33,6 @@ def test_one_sweep_one_seed_scores_what_export_hands_back_and_counts_the_runs(tm
     auto = by["autotune"]
     assert auto["score"] is not None and 0 < auto["score"] <= 1
     assert auto["runs"] >= 5 and auto["confirm_runs"] >= 0
+    group = data["groups"][f"{BLUE_WATERS}/5/autotune"]
+    assert group["runs"] == [auto["runs"]] and sum(group["recommended"].values()) == 1
     assert f"{BLUE_WATERS}/5" in data["verdicts"] and "| autotune |" in out.with_suffix(".md").read_text()
