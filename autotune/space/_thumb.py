@@ -131,9 +131,10 @@ def nearest(p: BoundParam, value: Any) -> Any:
     if p.type == "categorical":
         if value in p.choices or not _numeric(p.choices) or not _numeric([value]):
             return value if value in p.choices else None
-        if all(c > 0 for c in p.choices) and value > 0:
-            return min(p.choices, key=lambda c: (abs(math.log(c / value)), c))
-        return min(p.choices, key=lambda c: (abs(c - value), c))
+        nums = [float(c) for c in p.choices if isinstance(c, (int, float))]
+        pick = min(nums, key=lambda c: (abs(math.log(c / value)), c)) if min(nums) > 0 and value > 0 \
+            else min(nums, key=lambda c: (abs(c - value), c))
+        return next(c for c in p.choices if c == pick)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     if p.type == "pow2":
