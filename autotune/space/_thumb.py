@@ -91,7 +91,7 @@ def configuration(space: BoundSpace, rule: RuleOfThumb) -> Config | str:
         p = active.get(name)
         if p is None:
             continue  # not searched on this target: the setting cannot act here or the campaign left it out
-        value = raw if p.type == "categorical" or not isinstance(raw, str) \
+        value = raw if (p.type == "categorical" and not _numeric(p.choices)) or not isinstance(raw, str) \
             else Expr(raw, f"rule of thumb {rule.name}.settings.{name}").evaluate(space.context)
         snapped = nearest(p, value)
         if snapped is None:
@@ -125,9 +125,16 @@ def rederived(space: BoundSpace, over: Mapping[str, Any]) -> Config:
 
 def nearest(p: BoundParam, value: Any) -> Any:
     """``value`` brought into ``p``'s range (the nearest value inside it; pow2: the nearest power of two on the
-    log scale), or None for a choice the parameter does not have."""
+    log scale; categorical numbers, e.g. the stripe counts a user listed: the nearest choice, on the log scale
+    when all are positive, so a value beyond them is capped at the largest), or None for a choice the parameter
+    does not have."""
     if p.type == "categorical":
-        return value if value in p.choices else None
+        if value in p.choices or not _numeric(p.choices) or not _numeric([value]):
+            return value if value in p.choices else None
+        nums = [float(c) for c in p.choices if isinstance(c, (int, float))]
+        pick = min(nums, key=lambda c: (abs(math.log(c / value)), c)) if min(nums) > 0 and value > 0 \
+            else min(nums, key=lambda c: (abs(c - value), c))
+        return next(c for c in p.choices if c == pick)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     if p.type == "pow2":
@@ -138,3 +145,8 @@ def nearest(p: BoundParam, value: Any) -> Any:
         v = p.low + round((v - p.low) / p.step) * p.step
         v = v if v <= p.high else v - p.step
     return v
+
+
+def _numeric(values: Any) -> bool:
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                                for v in values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +73,23 @@ def test_a_site_rule_needs_its_source_and_names_its_settings() -> None:
     with pytest.raises(ConfigError, match="at least one setting"):
         parse_system({**base, "filesystems": {"scratch": {"kind": "lustre", "osts": 8,
                                                           "rules_of_thumb": [{**rule, "settings": {}}]}}})
+
+
+@pytest.mark.parametrize(("choices", "nodes", "want"), [
+    ([4, 8, 16, 32, 128], 16, {"stripe-per-node": 16, "all-osts": 128}),   # 144 OSTs: the nearest listed
+    ([1, 16, 32], 64, {"stripe-per-node = all-osts": 32}),                  # both beyond the list: its largest, once
+    ([1, 144], 38, {"stripe-per-node = all-osts": 144}),                    # 38 is nearer 144 than 1 on the log scale
+])
+def test_a_rule_on_listed_stripe_counts_takes_the_nearest_listed_count(choices: list[int], nodes: int,
+                                                                        want: dict[str, int]) -> None:
+    """A user who lists the stripe counts they can run (a categorical) still gets the rules, on the nearest count."""
+    from autotune.campaign import Runtime, parse_campaign
+
+    c = parse_campaign({"name": "listed", "system": "shaheen2", "target": {"filesystem": "scratch"},
+                        "app": {"command": ["app"], "ranks": nodes * 32, "nodes": nodes,
+                                "pattern": {"bytes_per_rank": "64MiB"}},
+                        "space": {"use": "lustre-cray", "only": ["lustre.stripe_count"], "parameters": {
+                            "lustre.stripe_count": {"type": "categorical", "choices": choices, "default": choices[0]}}},
+                        "objective": {"metric": "write_bandwidth_mib_s"}, "storage": ":memory:"}, Path("."))
+    rules, _ = rules_of_thumb(Runtime.build(c).space)
+    assert {b.name: b.config["lustre.stripe_count"] for b in rules} == want

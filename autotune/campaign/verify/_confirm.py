@@ -31,7 +31,8 @@ needs only "better than the default"); the reported interval is the two-sided 95
 The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
 to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
 the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
-of the dropped settings' costs, added up, stay below the winner's confirmed lower bound; settings that only act
+of the dropped settings' costs, added up, stay below the winner's confirmed lower bound and below what matters
+(``matters``: dropping a setting must not risk more than the campaign counts as worth having); settings that only act
 together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
 every setting would go, the one whose loss costs most stays.
 
@@ -198,15 +199,23 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         for i, r in res.items():
             if r.high < _log(matters, maximize):
                 active[i] = False  # shown not to matter: no more runs of it
-        if res:
+        if decision == "recommend":  # shown at an earlier look: the winner stands; its interval follows the runs
+            look = res[best_i] if res[best_i].bound > 0 else look
+        elif res:
             best_i = max(shown or res, key=lambda i: _log_of(res[i]))
             look = res[best_i]
         if shown:
             decision = "recommend"
-        elif res and not any(active[1:ncand]):
+        elif decision != "recommend" and res and not any(active[1:ncand]):
             decision = "worse" if all(r.high < 0 for r in res.values()) else "below"
-        if decision != "undecided" or final:
+        spent = (a * w[best_i], a1 * w[best_i])
+        winner = best_i if decision == "recommend" else 0
+        if final or (decision != "undecided" and not rule_open(vals, hs, winner, rule_i, maximize, aggregate, spent,
+                                                                  matters)):
             break
+        # shown over the default, not yet over (or within ``matters`` of) the rule: the rounds go on for that
+        # question alone (the winner, the rule and the default)
+        active = [i in (0, best_i, rule_i) for i in range(len(entries))]
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
         (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
@@ -269,6 +278,23 @@ def run_plan(max_runs: int, candidates: int, rounds: int,
     while k > 1 and max_runs // (k + 1 + extra(k)) < MIN_ROUNDS:
         k -= 1
     return k, max(0, min(rounds, max_runs // (k + 1 + extra(k))))
+
+
+def rule_open(vals: list[list[float | None]], hs: list[list[list[float]]], winner_i: int, rule_i: int | None,
+              maximize: bool, aggregate: str, spent: tuple[float, float], matters: float) -> bool:
+    """Whether the winner (entry ``winner_i``; 0: none yet) is neither shown better than the rule of thumb (entry
+    ``rule_i``) nor shown within ``matters`` of it: the user's choice between them is still open, so a confirmation
+    that has shown the winner over the default measures on. "Better" is judged at the error the winner's look
+    spent; "within ``matters``" at the plain 95% level at every look: stopping there only hands the
+    recommendation to the rule (the outcome without evidence), so it spends no error (a non-binding futility
+    bound: Jennison and Turnbull 2000, Group Sequential Methods with Applications to Clinical Trials)."""
+    if rule_i is None or winner_i in (0, rule_i):
+        return False
+    est = trimmed(differences(vals[winner_i], vals[rule_i], maximize)
+                  + block_differences(hs[winner_i], hs[rule_i], maximize, aggregate))
+    if est is None or spent[0] <= 0:
+        return False
+    return est.interval(2 * spent[1])[0] <= 0 and est.interval(ALPHA)[1] >= _log(matters, maximize)
 
 
 def _log_of(look: _Look) -> float:
@@ -340,9 +366,10 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
             if clo <= 0:
                 highs[k] = chi
         # drop only what is shown not to carry the gain: a cost within the jitter, and the upper ends of the
-        # dropped settings' costs together below the winner's confirmed lower bound (settings that act together
-        # are kept together)
+        # dropped settings' costs together below the winner's confirmed lower bound and below what matters (settings
+        # that act together are kept together)
         budget = _log(conf.bound, maximize) if conf.bound is not None and conf.bound > -1 else 0.0
+        budget = min(budget, _log(conf.matters, maximize))
         spent = 0.0
         for k in sorted(highs, key=lambda k: highs[k]):
             if spent + max(highs[k], 0.0) >= budget:
@@ -351,7 +378,7 @@ def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, 
             a = conf.ablation[k]
             conf.dropped[k] = (f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%}): "
                                f"within the jitter, and with the other settings dropped less than the confirmed gain "
-                               f"(at least {conf.bound:+.1%})")
+                               f"(at least {conf.bound:+.1%}) and than what matters ({conf.matters:.0%})")
         if all(k in conf.dropped for k in changed):  # together they won: keep the one whose loss costs most
             conf.dropped.pop(max(changed, key=lambda k: conf.ablation[k]["cost"]))
         changed = {k: v for k, v in changed.items() if k not in conf.dropped}
