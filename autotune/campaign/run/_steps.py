@@ -13,7 +13,7 @@ from typing import Any, TextIO
 import optuna
 from optuna.trial import TrialState
 
-from autotune import trialrecord
+from autotune import _killpoint, trialrecord
 from autotune._storelock import store_lock
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import clean_stale_data
@@ -120,6 +120,7 @@ class LoopSteps:
         rt = self.rt
         distributions = rt.space.distributions()
         trial = study.ask(fixed_distributions=distributions)
+        _killpoint.reached("ask:asked")
         unneeded = _resume.settle_unneeded(study, trial, distributions)
         if unneeded is not None:
             if unneeded == _resume.DUPLICATE:
@@ -143,10 +144,12 @@ class LoopSteps:
             study.tell(trial, state=TrialState.FAIL)
             return None
         trialrecord.write(trial, worker=rt.worker, ran=True)
+        _killpoint.reached("ask:claimed")
         return trial, config
 
     def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
         """Store a finished trial's outcome, tell Optuna, track it and show it."""
+        _killpoint.reached("run:finished")
         trialrecord.write(trial, **outcome.record())
         cost = None
         if outcome.ok:
@@ -154,10 +157,13 @@ class LoopSteps:
             if self.c.objective.cost is not None and parts is not None:
                 cost = parts.as_dict(self.c.objective.cost.exchange_rate)
                 trialrecord.write(trial, cost=cost)
+            _killpoint.reached("record:written")
             study.tell(trial, told_values(self.c, outcome, parts))
         else:
             trialrecord.write(trial, error=outcome.error)
+            _killpoint.reached("record:written")
             study.tell(trial, state=TrialState.FAIL)
+        _killpoint.reached("record:told")
         self.tracker.log_trial(trial_record(self.c, outcome, cost))
         self._show(bar, study, outcome)
         if self.on_trial:

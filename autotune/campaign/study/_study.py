@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune import trialrecord
+from autotune import _killpoint, trialrecord
 from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._cost import CostObjective
@@ -124,8 +124,11 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
         # (not ``ran``: its retry is what the budget counts)
         trialrecord.write_stored(study._storage, t._trial_id, error="interrupted: the campaign was killed", ran=False,
                                  interrupted=True)
+        _killpoint.reached("recover:marked")
         study.tell(t.number, state=TrialState.FAIL)
+        _killpoint.reached("recover:failed")
         enqueue_retry(study, t)
+        _killpoint.reached("recover:enqueued")
         failed.append(t.number)
     if isinstance(study._storage, optuna.storages.RDBStorage):
         optuna.storages.fail_stale_trials(study)
