@@ -22,7 +22,14 @@ from autotune.campaign.run._show import trial_line, trial_record
 from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
-from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.campaign.study._study import (
+    best_trial,
+    data_in_use,
+    interrupt,
+    open_study,
+    ran_trials,
+    recover_interrupted,
+)
 from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
 from autotune.space import Config
@@ -172,9 +179,7 @@ class LoopSteps:
     def _mark_interrupted(self, study: optuna.Study, trials: list[optuna.Trial]) -> None:
         """Ctrl-C/SIGTERM: the running trials fail, do not count, and their configurations run again."""
         for trial in trials:
-            trialrecord.write(trial, error="interrupted by the user; runs again on resume", ran=False, interrupted=True)
-            study.tell(trial, state=TrialState.FAIL)
-            enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
+            interrupt(study, study.get_trials(deepcopy=False)[trial.number], "interrupted by the user; runs again on resume")
         numbers = ", ".join(str(t.number) for t in trials)
         self.say(f"\ninterrupted during trial {numbers}: run the same command to resume")
 

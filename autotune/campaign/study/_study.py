@@ -103,10 +103,12 @@ def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime
 
 
 def recover_interrupted(study: optuna.Study) -> list[int]:
-    """Fail the trials a killed campaign left RUNNING and enqueue their configurations again.
+    """Fail the trials a killed campaign left RUNNING and enqueue their configurations again (``interrupt``).
 
-    A trial owned by a dead process on this host is failed at once; a trial of another host is failed
-    by Optuna's heartbeat once its worker has been silent for the grace period.
+    A trial owned by a dead process on this host is failed at once; a trial of another host once Optuna's
+    heartbeat says its worker has been silent for the grace period; a trial nobody claimed ``UNCLAIMED_S``
+    after it started (asked by a campaign killed before it ran anything) too: its retry is then checked for a
+    completed twin like any queued trial (``_resume.settle_unneeded``).
     """
     host = socket.gethostname()
     failed: list[int] = []
@@ -120,19 +122,36 @@ def recover_interrupted(study: optuna.Study) -> list[int]:
             continue
         if not worker and not _stays_unclaimed(study, t, now):
             continue  # just asked by another worker, which named itself a moment later
-        # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
-        # (not ``ran``: its retry is what the budget counts)
-        trialrecord.write_stored(study._storage, t._trial_id, error="interrupted: the campaign was killed", ran=False,
-                                 interrupted=True)
-        _killpoint.reached("recover:marked")
-        study.tell(t.number, state=TrialState.FAIL)
-        _killpoint.reached("recover:failed")
-        enqueue_retry(study, t)
-        _killpoint.reached("recover:enqueued")
+        interrupt(study, t, "interrupted: the campaign was killed")
         failed.append(t.number)
-    if isinstance(study._storage, optuna.storages.RDBStorage):
-        optuna.storages.fail_stale_trials(study)
+    storage = study._storage
+    if isinstance(storage, optuna.storages.RDBStorage) and storage.heartbeat_interval is not None:
+        # Optuna's heartbeat: a worker silent for the grace period (another host's) is dead. Optuna's own
+        # ``fail_stale_trials`` fails the trial before queueing the retry: a kill between the two would lose it
+        for trial_id in storage._get_stale_trial_ids(study._study_id):
+            t = storage.get_trial(trial_id)
+            if t.state == TrialState.RUNNING and not trialrecord.read(t).service:
+                interrupt(study, t, "interrupted: its worker stopped beating (heartbeat)")
+                failed.append(t.number)
     return failed
+
+
+def interrupt(study: optuna.Study, t: FrozenTrial, error: str, tell: bool = True) -> None:
+    """Fail ``t`` as interrupted (it does not count) and queue its configuration to run again, in an order a kill
+    cannot break: marked, its retry queued (once: ``enqueue_retry``), failed. Killed before the end, the trial
+    stays RUNNING; the next recovery finishes the job and queues no second retry. ``tell=False``: fail it through
+    the storage alone (a full disk: nothing else written)."""
+    # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
+    # (not ``ran``: its retry is what the budget counts)
+    trialrecord.write_stored(study._storage, t._trial_id, error=error, ran=False, interrupted=True)
+    _killpoint.reached("recover:marked")
+    enqueue_retry(study, t)
+    _killpoint.reached("recover:enqueued")
+    if tell:
+        study.tell(t.number, state=TrialState.FAIL, skip_if_finished=True)
+    else:
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+    _killpoint.reached("recover:failed")
 
 
 def data_in_use(study: optuna.Study) -> set[int]:
