@@ -14,6 +14,7 @@ from collections import Counter
 
 ENV = "AUTOTUNE_KILL_AT"
 STEPS = (
+    "open:default-queued",  # a new study: the default is queued, the baseline and the start not yet
     "recover:marked",     # resume: a dead trial is marked interrupted
     "recover:enqueued",   # resume: its retry is queued
     "recover:failed",     # resume: it is told FAIL

@@ -139,3 +139,16 @@ def test_a_kill_while_a_queued_twin_is_asked_does_not_run_it(campaign: Path) -> 
     study.enqueue_trial(done.params)
     killed_at(campaign, "ask:asked@1")
     check_resumed(resume(campaign), 1)
+
+
+@pytest.mark.slow
+def test_a_kill_while_a_new_study_is_set_up_queues_the_rest_on_resume(campaign: Path) -> None:
+    data = yaml.safe_load(campaign.read_text())
+    campaign.write_text(yaml.safe_dump({**data, "baseline": {"lustre.stripe_count": 24}}))
+    killed_at(campaign, "open:default-queued")  # the default is queued, the baseline (the app's settings) not yet
+    assert [t.state for t in study_of(campaign).trials] == [TrialState.WAITING]
+    study = resume(campaign)
+    check_resumed(study, 0)
+    ran = ran_trials(study)
+    assert [bool(t.user_attrs.get("is_default")) for t in ran].count(True) == 1
+    assert [t.number for t in ran if t.user_attrs.get("baseline")] == [1]

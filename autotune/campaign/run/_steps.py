@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _killpoint, trialrecord
 from autotune._storelock import store_lock
@@ -34,6 +34,12 @@ from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
 from autotune.space import Config
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
+
+
+def _entry(params: Mapping[str, Any], is_default: bool = False, baseline: bool = False,
+           initial: bool = False) -> tuple[Any, ...]:
+    """A queued trial's values and role."""
+    return tuple(sorted(params.items())), is_default, baseline, initial
 
 
 class LoopSteps:
@@ -84,16 +90,32 @@ class LoopSteps:
             self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
         for line in _resume.drop_queued_outside(study, rt.space.distributions()):
             self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
-        if not study.get_trials(deepcopy=False):
-            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs=trialrecord.attrs(is_default=True),
-                                skip_if_exists=True)
-            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
-                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
-            from autotune.optimize import initial_configs
-
-            for config in initial_configs(self.c, rt.space, study):  # warm start, model-informed start
-                study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
+        trials = study.get_trials(deepcopy=False)
+        # nothing asked yet (queued trials, a warm start's history): a new study, or one whose set-up was stopped
+        if all(t.state == TrialState.WAITING or trialrecord.read(t).warm_start_of is not None for t in trials):
+            self._queue_start(study, trials)
         return study
+
+    def _queue_start(self, study: optuna.Study, queued: list[FrozenTrial]) -> None:
+        """Queue the default, the baseline (the app's own settings) and the warm or model-informed start; an entry
+        already queued with the same values and role (a set-up killed half-way, done again) is not queued twice."""
+        rt = self.rt
+        have = {_entry(t.system_attrs.get("fixed_params") or {}, r.is_default, r.baseline, r.initial)
+                for t in queued for r in (trialrecord.read(t),)}
+
+        def put(config: Config, **role: bool) -> None:
+            params = rt.space.to_optuna(config)
+            if _entry(params, **role) not in have:
+                study.enqueue_trial(params, user_attrs=trialrecord.attrs(**role))
+
+        put(rt.space.default_config(), is_default=True)
+        _killpoint.reached("open:default-queued")
+        if rt.baseline is not None and rt.baseline != rt.space.default_config():
+            put(rt.baseline, baseline=True)
+        from autotune.optimize import initial_configs
+
+        for config in initial_configs(self.c, rt.space, study):
+            put(config, initial=True)
 
     def _clean_stale_data(self, study: optuna.Study) -> None:
         """Kill what an interrupted run left running, then remove this study's own stale data directories
