@@ -4,6 +4,7 @@ configuration completes twice, and the interrupted one runs again exactly once (
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -13,9 +14,11 @@ from typing import Any
 import optuna
 import pytest
 import yaml
+from optuna.distributions import IntDistribution
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune import _killpoint
+from autotune import _killpoint, trialrecord
+from autotune._storage import make_storage
 from autotune.campaign import CampaignLoop, load_campaign
 from autotune.campaign.study import _study
 from autotune.campaign.study._study import ran_trials
@@ -152,3 +155,22 @@ def test_a_kill_while_a_new_study_is_set_up_queues_the_rest_on_resume(campaign: 
     ran = ran_trials(study)
     assert [bool(t.user_attrs.get("is_default")) for t in ran].count(True) == 1
     assert [t.number for t in ran if t.user_attrs.get("baseline")] == [1]
+
+
+def test_a_trial_whose_worker_stopped_beating_is_retried_once(tmp_path: Path) -> None:
+    """Another host's worker went silent (Optuna's heartbeat): failed as interrupted with one retry, through the
+    same steps as a local dead worker's trial (Optuna's own ``fail_stale_trials`` fails before it queues)."""
+    db = tmp_path / "beat.db"
+    study = optuna.create_study(study_name="beat", storage=make_storage(f"sqlite:///{db}"))
+    trial = study.ask({"x": IntDistribution(0, 9)})
+    trialrecord.write(trial, worker="elsewhere.example:4242", ran=True)
+    study._storage.record_heartbeat(trial._trial_id)  # type: ignore[attr-defined]
+    assert _study.recover_interrupted(study) == []  # beating: left to its worker
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE trial_heartbeats SET heartbeat = datetime('now', '-1 hour')")
+    assert _study.recover_interrupted(study) == [trial.number]
+    assert _study.recover_interrupted(study) == []
+    t, *rest = study.get_trials(deepcopy=False)
+    assert t.state == TrialState.FAIL and t.user_attrs["interrupted"] and not t.user_attrs["ran"]
+    assert [(r.state, r.user_attrs["retry_of"], r.system_attrs["fixed_params"]) for r in rest] == [
+        (TrialState.WAITING, t.number, t.params)]

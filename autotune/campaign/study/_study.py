@@ -17,7 +17,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _killpoint, trialrecord
-from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
+from autotune._storage import GRACE_S, HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.study._digest import best_ran, first_flagged, ran_median, rdb
@@ -105,34 +105,35 @@ def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime
 def recover_interrupted(study: optuna.Study) -> list[int]:
     """Fail the trials a killed campaign left RUNNING and enqueue their configurations again (``interrupt``).
 
-    A trial owned by a dead process on this host is failed at once; a trial of another host once Optuna's
-    heartbeat says its worker has been silent for the grace period; a trial nobody claimed ``UNCLAIMED_S``
+    A trial owned by a dead process on this host is failed at once; a trial of another host once its worker's
+    heartbeat (``heartbeat``) is older than Optuna's grace period; a trial nobody claimed ``UNCLAIMED_S``
     after it started (asked by a campaign killed before it ran anything) too: its retry is then checked for a
     completed twin like any queued trial (``_resume.settle_unneeded``).
     """
     host = socket.gethostname()
     failed: list[int] = []
     now = datetime.datetime.now()
+    db = rdb(study)  # Optuna wraps it in a cache: the heartbeats are the backend's
+    stale = set(db._get_stale_trial_ids(study._study_id)) if db is not None and db.heartbeat_interval else set()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         if trialrecord.read(t).service:
             continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = trialrecord.read(t).worker
         whost, _, wpid = worker.rpartition(":")
-        if worker and (whost != host or not wpid.isdigit() or pid_alive(int(wpid))):
-            continue
-        if not worker and not _stays_unclaimed(study, t, now):
+        if worker and whost == host and wpid.isdigit():
+            if pid_alive(int(wpid)):
+                continue
+            why = "interrupted: the campaign was killed"
+        elif worker:
+            if t._trial_id not in stale:
+                continue  # another host's worker, still beating (``heartbeat``)
+            why = f"interrupted: its worker {worker} stopped beating (no heartbeat for {GRACE_S} s)"
+        elif _stays_unclaimed(study, t, now):
+            why = "interrupted: the campaign was killed before it ran"
+        else:
             continue  # just asked by another worker, which named itself a moment later
-        interrupt(study, t, "interrupted: the campaign was killed")
+        interrupt(study, t, why)
         failed.append(t.number)
-    storage = study._storage
-    if isinstance(storage, optuna.storages.RDBStorage) and storage.heartbeat_interval is not None:
-        # Optuna's heartbeat: a worker silent for the grace period (another host's) is dead. Optuna's own
-        # ``fail_stale_trials`` fails the trial before queueing the retry: a kill between the two would lose it
-        for trial_id in storage._get_stale_trial_ids(study._study_id):
-            t = storage.get_trial(trial_id)
-            if t.state == TrialState.RUNNING and not trialrecord.read(t).service:
-                interrupt(study, t, "interrupted: its worker stopped beating (heartbeat)")
-                failed.append(t.number)
     return failed
 
 
@@ -229,9 +230,9 @@ def default_trial(study: optuna.Study) -> FrozenTrial | None:
 
 @contextmanager
 def heartbeat(study: optuna.Study, trial: optuna.Trial) -> Iterator[None]:
-    """Record heartbeats for ``trial`` while it runs (RDB storages only)."""
-    storage = study._storage
-    if not isinstance(storage, optuna.storages.RDBStorage):
+    """Record heartbeats for ``trial`` while it runs (RDB storages only: the backend of Optuna's cache)."""
+    storage = rdb(study)
+    if storage is None:
         yield
         return
     stop = threading.Event()
