@@ -24,9 +24,9 @@ from pathlib import Path
 from autotune.testing import SAMPLERS, KillLoopResult, resume_kill_loop
 
 
-def one(sampler: str, seed: int, kills: int, trials: int) -> KillLoopResult:
+def one(sampler: str, seed: int, kills: int, trials: int, pause: tuple[float, float]) -> KillLoopResult:
     with tempfile.TemporaryDirectory(prefix="kill-loop-") as tmp:
-        return resume_kill_loop(Path(tmp), sampler, seed, kills, trials)
+        return resume_kill_loop(Path(tmp), sampler, seed, kills, trials, pause)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kills", type=int, default=4, help="kill -9s per run")
     ap.add_argument("--trials", type=int, default=12, help="the campaign's budget")
     ap.add_argument("--jobs", type=int, default=1, help="loops at once")
+    ap.add_argument("--pause", type=float, nargs=2, default=(0.3, 2.0), metavar=("LOW", "HIGH"),
+                    help="seconds after an app starts before each kill (later kills: more completed configurations)")
     args = ap.parse_args(argv)
     seeds = random.SystemRandom()
     names = list(SAMPLERS) if args.sampler == "both" else [args.sampler]
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     draws = [(names[i % len(names)], seeds.randrange(1 << 30)) for i in range(args.runs)]
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        futures = [pool.submit(one, sampler, seed, args.kills, args.trials) for sampler, seed in draws]
+        futures = [pool.submit(one, sampler, seed, args.kills, args.trials, tuple(args.pause)) for sampler, seed in draws]
         for i, f in enumerate(futures):
             r = f.result()
             kills += r.kills
