@@ -42,7 +42,8 @@ class KillLoopResult:
     ran: int = 0  # trials the budget counts
     repeated: dict[tuple[Any, ...], int] = field(default_factory=dict)  # configurations completed more than once
     retries: dict[int, int] = field(default_factory=dict)  # interrupted trial -> its retries, when not exactly one
-    error: str = ""  # the resume failed or warned
+    error: str = ""  # the resume failed or warned, or fewer trials ran than the budget without a reason
+    exhausted: bool = False  # the resume stopped early: the sampler proposed only measured configurations
 
     @property
     def ok(self) -> bool:
@@ -52,8 +53,9 @@ class KillLoopResult:
         what = "ok" if self.ok else "; ".join(filter(None, [
             f"completed twice: {self.repeated}" if self.repeated else "",
             f"interrupted trials without exactly one retry: {self.retries}" if self.retries else "", self.error]))
+        stop = " (exhausted: the sampler proposed only measured configurations)" if self.exhausted else ""
         return (f"{self.sampler} seed {self.seed}: {self.kills} kills, {self.trials} trials in the study, "
-                f"{self.ran} ran: {what}")
+                f"{self.ran} ran{stop}: {what}")
 
 
 def resume_kill_loop(tmp: Path, sampler: str, seed: int, kills: int = 4, trials: int = 12,
@@ -71,13 +73,14 @@ def resume_kill_loop(tmp: Path, sampler: str, seed: int, kills: int = 4, trials:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if out.returncode != 0 or "Warning" in out.stderr:
             result.error = f"the resume exited {out.returncode}: {out.stderr.strip()[-2000:]}"
+        result.exhausted = "were all configurations already measured" in out.stdout  # a documented early stop
     finally:
         kill_all(processes_with(f"AGAIN_MARK={mark}"))
     study = optuna.load_study(study_name=c.study, storage=c.storage)
     every = study.get_trials(deepcopy=False)
     ran = trialrecord.ran_trials(every)
     result.trials, result.ran = len(every), len(ran)
-    if result.ran != trials and not result.error:
+    if (result.ran > trials or (result.ran < trials and not result.exhausted)) and not result.error:
         result.error = f"{result.ran} trials ran, the budget is {trials}"
     done = Counter(tuple(sorted(t.params.items())) for t in ran
                    if t.state == TrialState.COMPLETE and not trialrecord.read(t).is_default)

@@ -5,7 +5,9 @@
 Each run starts a 12-trial campaign (a tiny Python app, the ``local-romio`` space; samplers alternate between
 seeded random and TPE), kills it with SIGKILL 4 times at random moments a few trials in, resumes it to the end
 and reads the study (``autotune.testing.resume_kill_loop``). One line per run, then the totals: configurations
-completed more than once, interrupted trials that did not run again exactly once, failed resumes. A loop mostly
+completed more than once, interrupted trials that did not run again exactly once, failed resumes (a resume that
+stops early because the sampler proposed 100 measured configurations in a row is counted apart: a documented
+stop, not a finding). A loop mostly
 waits (start-up, the random pauses, a resume's wait for a trial nobody claimed), so ``--jobs`` loops run at
 once; their load varies the moments of the kills further. A run that
 found something prints its kill seed: ``AUTOTUNE_KILL_LOOP_SEED=<seed>`` replays it in
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     seeds = random.SystemRandom()
     names = list(SAMPLERS) if args.sampler == "both" else [args.sampler]
-    repeats = lost = failed = bad_runs = kills = 0
+    repeats = lost = failed = bad_runs = kills = exhausted = 0
     t0 = time.monotonic()
     draws = [(names[i % len(names)], seeds.randrange(1 << 30)) for i in range(args.runs)]
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -52,11 +54,12 @@ def main(argv: list[str] | None = None) -> int:
             repeats += sum(n - 1 for n in r.repeated.values())
             lost += len(r.retries)
             failed += bool(r.error)
+            exhausted += r.exhausted
             bad_runs += not r.ok
             print(f"run {i + 1:3d}: {r.line()}", flush=True)
     print(f"{args.runs} runs, {kills} kills, {time.monotonic() - t0:.0f} s: {repeats} repeated configuration(s) "
           f"(completed more than once), {lost} interrupted trial(s) not re-run exactly once, {failed} failed "
-          f"resume(s); {bad_runs} run(s) with a finding")
+          f"resume(s); {bad_runs} run(s) with a finding; {exhausted} stopped as exhausted (not a finding)")
     return 1 if bad_runs else 0
 
 
