@@ -221,5 +221,10 @@ def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:
 
 
 def enqueue_retry(study: optuna.Study, trial: FrozenTrial) -> None:
-    study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number,
-                                                                   is_default=trialrecord.read(trial).is_default))
+    """Queue ``trial``'s configuration to run again, with its role (default, baseline, initial), once: nothing is
+    queued when a trial already retries it (a recovery killed half-way and done again)."""
+    if any(trialrecord.read(t).retry_of == trial.number for t in study.get_trials(deepcopy=False)):
+        return
+    rec = trialrecord.read(trial)
+    roles = {k: True for k in ("is_default", "baseline", "initial") if getattr(rec, k)}
+    study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number, **roles))

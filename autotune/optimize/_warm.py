@@ -42,10 +42,14 @@ def warm_configs(source: optuna.Study, space: BoundSpace, top: int) -> list[Conf
 
 
 def add_history(study: optuna.Study, source: optuna.Study, space: BoundSpace) -> int:
-    """Copy the earlier campaign's results into ``study`` as sampler history (not counted by the budget)."""
+    """Copy the earlier campaign's results into ``study`` as sampler history (not counted by the budget); a trial
+    copied already (a set-up stopped half-way, done again) is not copied twice."""
     dists = space.distributions()
+    copied = {trialrecord.read(t).warm_start_of for t in study.get_trials(deepcopy=False)}
     n = 0
     for t in _done(source):
+        if t.number in copied:
+            continue
         try:
             params = {k: t.params[k] for k in dists}
             study.add_trial(create_trial(params=params, distributions=dists, value=t.values[0],

@@ -5,6 +5,7 @@ from autotune.testing._executor import ExecutorContract, model_campaign, wrf_mod
 from autotune.testing._extractor import ExtractorContract
 from autotune.testing._history import grow_study, production_campaign
 from autotune.testing._hosts import simulate_cores
+from autotune.testing._killloop import SAMPLERS, KillLoopResult, resume_kill_loop
 from autotune.testing._launcher import LauncherContract, RunContract, command_request
 from autotune.testing._postgres import fresh_postgres_database
 from autotune.testing._proxy import Blackhole, TcpProxy
@@ -16,9 +17,11 @@ from autotune.testing._tracker import TrackerContract
 __all__ = [
     "MISSING_OPENMPI",
     "PY",
+    "SAMPLERS",
     "Blackhole",
     "ExecutorContract",
     "ExtractorContract",
+    "KillLoopResult",
     "LauncherContract",
     "RunContract",
     "Stack",
@@ -36,6 +39,7 @@ __all__ = [
     "openmpi_stack",
     "production_campaign",
     "queued_jobs",
+    "resume_kill_loop",
     "simulate_cores",
     "wrf_model_campaign",
 ]

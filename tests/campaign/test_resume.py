@@ -173,7 +173,8 @@ def test_a_repeated_proposal_is_replaced_by_the_nearest_untried_configuration(tm
     space = {"use": "lustre-cray", "only": ["lustre.stripe_count"],
              "parameters": {"lustre.stripe_count": {"type": "categorical", "choices": [1, 2, 4, 8, 16, 32, 56],
                                                     "default": 1}}}
-    path = model_campaign(tmp_path, space=space, budget={"trials": 5, "run_timeout": "60s"})
+    path = model_campaign(tmp_path, space=space, budget={"trials": 5, "run_timeout": "60s"},
+                          sampler={"name": "random", "seed": 1, "rules_of_thumb": False})  # the sampler's repeats alone
     c = load_campaign(path)
     loop = CampaignLoop(c, progress=False, out=io.StringIO())
     study = loop.open()

@@ -34,6 +34,7 @@ print('{"autotune_record": 1, "metrics": {"bandwidth_mib_s": %d}}' % (100 + int(
 """
 KILLS = 4
 TRIALS = 5
+SEED = 20261127  # the kill moments (fresh seeds, many runs: python -m experiments.evaluation.kill_loop)
 
 
 def _others(tmp_path: Path) -> dict[Path, str]:
@@ -50,7 +51,7 @@ def _others(tmp_path: Path) -> dict[Path, str]:
 
 @pytest.mark.slow
 def test_kill_9_loop(tmp_path: Path) -> None:
-    seed = int(os.environ.get("AUTOTUNE_KILL_LOOP_SEED", str(random.randrange(1 << 30))))
+    seed = int(os.environ.get("AUTOTUNE_KILL_LOOP_SEED", str(SEED)))  # fixed: CI is reproducible
     rng = random.Random(seed)
     mark = uuid.uuid4().hex
     others = _others(tmp_path)

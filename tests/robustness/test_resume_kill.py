@@ -1,58 +1,34 @@
-"""kill -9 a seeded campaign at random moments and resume it each time: no configuration completes twice."""
+"""kill -9 a seeded campaign at random moments and resume it each time: no configuration completes twice.
+
+The moments come from FIXED kill seeds (CI is reproducible); ``python -m experiments.evaluation.kill_loop`` runs
+the same loop with fresh seeds, many times. Each step of a trial is killed deterministically in
+test_kill_steps.py."""
 
 from __future__ import annotations
 
 import os
-import random
 import sqlite3
 import subprocess
 import sys
-import uuid
-from collections import Counter
 from contextlib import closing
 from pathlib import Path
 
-import optuna
 import pytest
 
-from autotune.campaign import load_campaign
-from autotune.campaign.study._study import ran_trials
-from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
+from autotune.testing import resume_kill_loop
 
-APP = """
-import os, random, time
-time.sleep(random.Random(os.environ["AUTOTUNE_TRIAL"]).uniform(0.05, 0.25))
-print('{"autotune_record": 1, "metrics": {"bandwidth_mib_s": %d}}' % (100 + int(os.environ["AUTOTUNE_TRIAL"])))
-"""
-KILLS = 4
-TRIALS = 12
+# (sampler, kill seed): 140293390 once hit the window in which a twin proposal, asked but not yet settled when
+# the campaign was killed, ran again as the retry of an interrupted trial
+SEEDS = [("random", 1), ("tpe", 140293390)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sampler", [{"name": "random", "seed": 1}, {"name": "tpe", "seed": 5}])
-def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler: dict[str, object]) -> None:
-    seed = int(os.environ.get("AUTOTUNE_KILL_LOOP_SEED", str(random.randrange(1 << 30))))
-    rng = random.Random(seed)
-    mark = uuid.uuid4().hex
-    path = write_campaign(tmp_path, APP, name="again", sampler=sampler, budget={"trials": TRIALS, "run_timeout": "30s"},
-                          app={"env": {"AGAIN_MARK": mark}})
-    cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
-    c = load_campaign(path)
-    try:
-        killed = kill_9_repeatedly(cmd, f"AGAIN_MARK={mark}", rng, KILLS, (0.3, 2.0))  # a few trials in
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, f"seed {seed}: {out.stderr}"
-        assert "Warning" not in out.stderr, out.stderr
-    finally:
-        kill_all(processes_with(f"AGAIN_MARK={mark}"))
-    study = optuna.load_study(study_name=c.study, storage=c.storage)
-    ran = ran_trials(study)
-    assert len(ran) == TRIALS, f"seed {seed}"
-    done = Counter(tuple(sorted(t.params.items())) for t in ran
-                   if t.state == optuna.trial.TrialState.COMPLETE and not t.user_attrs.get("is_default"))
-    repeated = {k: n for k, n in done.items() if n > 1}
-    assert not repeated, f"seed {seed}, {killed} kills: configurations completed more than once: {repeated}"
-    print(f"resume kill loop ({sampler['name']}): seed {seed}, {killed} kills, {len(study.trials)} trials in the study")
+@pytest.mark.parametrize(("sampler", "seed"), SEEDS)
+def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler: str, seed: int) -> None:
+    seed = int(os.environ.get("AUTOTUNE_KILL_LOOP_SEED", str(seed)))  # to replay a seed the stress tool reported
+    result = resume_kill_loop(tmp_path, sampler, seed)
+    assert result.ok, result.line()
+    print(f"resume kill loop: {result.line()}")
 
 
 def test_a_store_whose_writer_was_killed_mid_transaction_resumes(tmp_path: Path) -> None:

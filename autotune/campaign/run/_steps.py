@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
-from autotune import trialrecord
+from autotune import _killpoint, trialrecord
 from autotune._storelock import store_lock
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import clean_stale_data
@@ -22,12 +22,25 @@ from autotune.campaign.run._show import trial_line, trial_record
 from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
-from autotune.campaign.study._study import best_trial, data_in_use, enqueue_retry, open_study, ran_trials, recover_interrupted
+from autotune.campaign.study._study import (
+    best_trial,
+    data_in_use,
+    interrupt,
+    open_study,
+    ran_trials,
+    recover_interrupted,
+)
 from autotune.campaign.study._untried import nearest_untried
 from autotune.campaign.verify._claim import in_use
 from autotune.launch import kill_leftovers
 from autotune.space import Config, rules_of_thumb
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
+
+
+def _entry(params: Mapping[str, Any], is_default: bool = False, baseline: bool = False,
+           initial: bool = False, rule_of_thumb: str | None = None) -> tuple[Any, ...]:
+    """A queued trial's values and role."""
+    return tuple(sorted(params.items())), is_default, baseline, initial, rule_of_thumb or None
 
 
 class LoopSteps:
@@ -80,24 +93,39 @@ class LoopSteps:
             self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
         for line in _resume.drop_queued_outside(study, rt.space.distributions()):
             self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
-        if not study.get_trials(deepcopy=False):
-            study.enqueue_trial(rt.space.to_optuna(rt.space.default_config()), user_attrs=trialrecord.attrs(is_default=True),
-                                skip_if_exists=True)
-            if rt.baseline is not None and rt.baseline != rt.space.default_config():  # the app's own settings
-                study.enqueue_trial(rt.space.to_optuna(rt.baseline), user_attrs=trialrecord.attrs(baseline=True))
-            thumbs, notes = rules_of_thumb(rt.space) if self.c.sampler.get("rules_of_thumb", True) else ([], [])
-            for note in notes:  # the rules: what a user would try first, each with its source
-                self.say(f"notice: {note}")
-            for b in thumbs:
-                if b.config == rt.baseline:
-                    continue  # the app's own settings already run
-                study.enqueue_trial(rt.space.to_optuna(b.config), user_attrs=trialrecord.attrs(rule_of_thumb=b.name))
-            from autotune.optimize import initial_configs
-
-            for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
-                if config not in [b.config for b in thumbs]:
-                    study.enqueue_trial(rt.space.to_optuna(config), user_attrs=trialrecord.attrs(initial=True))
+        trials = study.get_trials(deepcopy=False)
+        # nothing asked yet (queued trials, a warm start's history): a new study, or one whose set-up was stopped
+        if all(t.state == TrialState.WAITING or trialrecord.read(t).warm_start_of is not None for t in trials):
+            self._queue_start(study, trials)
         return study
+
+    def _queue_start(self, study: optuna.Study, queued: list[FrozenTrial]) -> None:
+        """Queue the default, the baseline (the app's own settings) and the warm or model-informed start; an entry
+        already queued with the same values and role (a set-up killed half-way, done again) is not queued twice."""
+        rt = self.rt
+        have = {_entry(t.system_attrs.get("fixed_params") or {}, r.is_default, r.baseline, r.initial, r.rule_of_thumb)
+                for t in queued for r in (trialrecord.read(t),)}
+
+        def put(config: Config, **role: Any) -> None:
+            params = rt.space.to_optuna(config)
+            if _entry(params, **role) not in have:
+                study.enqueue_trial(params, user_attrs=trialrecord.attrs(**role))
+
+        put(rt.space.default_config(), is_default=True)
+        _killpoint.reached("open:default-queued")
+        if rt.baseline is not None and rt.baseline != rt.space.default_config():
+            put(rt.baseline, baseline=True)
+        thumbs, notes = rules_of_thumb(rt.space) if self.c.sampler.get("rules_of_thumb", True) else ([], [])
+        for note in notes:  # the rules: what a user would try first, each with its source
+            self.say(f"notice: {note}")
+        for b in thumbs:
+            if b.config != rt.baseline:  # the app's own settings already run
+                put(b.config, rule_of_thumb=b.name)
+        from autotune.optimize import initial_configs
+
+        for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
+            if config not in [b.config for b in thumbs]:
+                put(config, initial=True)
 
     def _clean_stale_data(self, study: optuna.Study) -> None:
         """Kill what an interrupted run left running, then remove this study's own stale data directories
@@ -131,6 +159,7 @@ class LoopSteps:
         rt = self.rt
         distributions = rt.space.distributions()
         trial = study.ask(fixed_distributions=distributions)
+        _killpoint.reached("ask:asked")
         unneeded = _resume.settle_unneeded(study, trial, distributions)
         if unneeded is not None:
             if unneeded != _resume.DUPLICATE:
@@ -156,6 +185,7 @@ class LoopSteps:
             study.tell(trial, state=TrialState.FAIL)
             return None
         trialrecord.write(trial, worker=rt.worker, ran=True)
+        _killpoint.reached("ask:claimed")
         return trial, config
 
     def _replace(self, study: optuna.Study, trial: optuna.Trial) -> bool:
@@ -171,6 +201,7 @@ class LoopSteps:
 
     def _record(self, study: optuna.Study, trial: optuna.Trial, outcome: TrialOutcome, bar: Any) -> None:
         """Store a finished trial's outcome, tell Optuna, track it and show it."""
+        _killpoint.reached("run:finished")
         trialrecord.write(trial, **outcome.record())
         cost = None
         if outcome.ok:
@@ -178,10 +209,13 @@ class LoopSteps:
             if self.c.objective.cost is not None and parts is not None:
                 cost = parts.as_dict(self.c.objective.cost.exchange_rate)
                 trialrecord.write(trial, cost=cost)
+            _killpoint.reached("record:written")
             study.tell(trial, told_values(self.c, outcome, parts))
         else:
             trialrecord.write(trial, error=outcome.error)
+            _killpoint.reached("record:written")
             study.tell(trial, state=TrialState.FAIL)
+        _killpoint.reached("record:told")
         self.tracker.log_trial(trial_record(self.c, outcome, cost))
         self._show(bar, study, outcome)
         if self.on_trial:
@@ -190,9 +224,7 @@ class LoopSteps:
     def _mark_interrupted(self, study: optuna.Study, trials: list[optuna.Trial]) -> None:
         """Ctrl-C/SIGTERM: the running trials fail, do not count, and their configurations run again."""
         for trial in trials:
-            trialrecord.write(trial, error="interrupted by the user; runs again on resume", ran=False, interrupted=True)
-            study.tell(trial, state=TrialState.FAIL)
-            enqueue_retry(study, study.get_trials(deepcopy=False)[trial.number])
+            interrupt(study, study.get_trials(deepcopy=False)[trial.number], "interrupted by the user; runs again on resume")
         numbers = ", ".join(str(t.number) for t in trials)
         self.say(f"\ninterrupted during trial {numbers}: run the same command to resume")
 

@@ -115,7 +115,8 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
     A configuration already completed (e.g. a seeded sequence from before a resume): failed with
     ``duplicate_of`` naming its twin, never run, not counted (``DUPLICATE``); failed, not told the twin's
     values, so no sampler sees one measurement twice. The default configuration always runs (it applies no
-    searched setting), and so does the retry of an interrupted trial (it may adopt the attempt's Slurm job)."""
+    searched setting). A retry is checked too: the trial it retries may have been killed before it was settled
+    as a twin (asked, never run), or another worker may have completed the configuration meanwhile."""
     if trialrecord.read(trial).is_default:
         return None
     bad = outside(trial.params, distributions)
@@ -123,7 +124,7 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
         trialrecord.write(trial, dropped=f"queued configuration outside the current space ({', '.join(bad)})")
         study.tell(trial, state=TrialState.FAIL)
         return f"queued trial {trial.number}: {', '.join(bad)}: outside the current space, dropped"
-    twin = None if trialrecord.read(trial).retry_of is not None else completed_twin(study, trial.params)
+    twin = completed_twin(study, trial.params)
     if twin is None:
         return None
     trialrecord.write(trial, duplicate_of=twin.number)

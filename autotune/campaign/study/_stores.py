@@ -173,16 +173,13 @@ class DiskReserve:
 
 def fail_running(study: optuna.Study, worker: str, reason: str) -> list[int]:
     """Fail this worker's RUNNING trials with ``reason``; they do not count and run again on resume."""
-    from autotune.campaign.study._study import enqueue_retry
+    from autotune.campaign.study._study import interrupt
 
     failed = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         if trialrecord.read(t).worker not in (worker, ""):
             continue
-        storage = study._storage
-        trialrecord.write_stored(storage, t._trial_id, error=reason, ran=False, interrupted=True)
-        storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-        enqueue_retry(study, t)
+        interrupt(study, t, reason, tell=False)
         failed.append(t.number)
     return failed
 

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune import trialrecord
-from autotune._storage import HEARTBEAT_S, enqueue_retry, make_storage
+from autotune import _killpoint, trialrecord
+from autotune._storage import GRACE_S, HEARTBEAT_S, enqueue_retry, make_storage
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._cost import CostObjective
 from autotune.campaign.study._digest import best_ran, first_flagged, ran_median, rdb
@@ -104,33 +104,56 @@ def _stays_unclaimed(study: optuna.Study, t: FrozenTrial, now: datetime.datetime
 
 
 def recover_interrupted(study: optuna.Study) -> list[int]:
-    """Fail the trials a killed campaign left RUNNING and enqueue their configurations again.
+    """Fail the trials a killed campaign left RUNNING and enqueue their configurations again (``interrupt``).
 
-    A trial owned by a dead process on this host is failed at once; a trial of another host is failed
-    by Optuna's heartbeat once its worker has been silent for the grace period.
+    A trial owned by a dead process on this host is failed at once; a trial of another host once its worker's
+    heartbeat (``heartbeat``) is older than Optuna's grace period; a trial nobody claimed ``UNCLAIMED_S``
+    after it started (asked by a campaign killed before it ran anything) too: its retry is then checked for a
+    completed twin like any queued trial (``_resume.settle_unneeded``).
     """
     host = socket.gethostname()
     failed: list[int] = []
     now = datetime.datetime.now()
+    db = rdb(study)  # Optuna wraps it in a cache: the heartbeats are the backend's
+    stale = set(db._get_stale_trial_ids(study._study_id)) if db is not None and db.heartbeat_interval else set()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         if trialrecord.read(t).service:
             continue  # a production job's trial: it expires at its own deadline (autotune/service)
         worker = trialrecord.read(t).worker
         whost, _, wpid = worker.rpartition(":")
-        if worker and (whost != host or not wpid.isdigit() or pid_alive(int(wpid))):
-            continue
-        if not worker and not _stays_unclaimed(study, t, now):
+        if worker and whost == host and wpid.isdigit():
+            if pid_alive(int(wpid)):
+                continue
+            why = "interrupted: the campaign was killed"
+        elif worker:
+            if t._trial_id not in stale:
+                continue  # another host's worker, still beating (``heartbeat``)
+            why = f"interrupted: its worker {worker} stopped beating (no heartbeat for {GRACE_S} s)"
+        elif _stays_unclaimed(study, t, now):
+            why = "interrupted: the campaign was killed before it ran"
+        else:
             continue  # just asked by another worker, which named itself a moment later
-        # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
-        # (not ``ran``: its retry is what the budget counts)
-        trialrecord.write_stored(study._storage, t._trial_id, error="interrupted: the campaign was killed", ran=False,
-                                 interrupted=True)
-        study.tell(t.number, state=TrialState.FAIL)
-        enqueue_retry(study, t)
+        interrupt(study, t, why)
         failed.append(t.number)
-    if isinstance(study._storage, optuna.storages.RDBStorage):
-        optuna.storages.fail_stale_trials(study)
     return failed
+
+
+def interrupt(study: optuna.Study, t: FrozenTrial, error: str, tell: bool = True) -> None:
+    """Fail ``t`` as interrupted (it does not count) and queue its configuration to run again, in an order a kill
+    cannot break: marked, its retry queued (once: ``enqueue_retry``), failed. Killed before the end, the trial
+    stays RUNNING; the next recovery finishes the job and queues no second retry. ``tell=False``: fail it through
+    the storage alone (a full disk: nothing else written)."""
+    # Optuna has no public call to annotate another worker's trial: the storage's, then the public tell
+    # (not ``ran``: its retry is what the budget counts)
+    trialrecord.write_stored(study._storage, t._trial_id, error=error, ran=False, interrupted=True)
+    _killpoint.reached("recover:marked")
+    enqueue_retry(study, t)
+    _killpoint.reached("recover:enqueued")
+    if tell:
+        study.tell(t.number, state=TrialState.FAIL, skip_if_finished=True)
+    else:
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+    _killpoint.reached("recover:failed")
 
 
 def data_in_use(study: optuna.Study) -> set[int]:
@@ -225,9 +248,9 @@ def rule_trials(study: optuna.Study) -> list[FrozenTrial]:
 
 @contextmanager
 def heartbeat(study: optuna.Study, trial: optuna.Trial) -> Iterator[None]:
-    """Record heartbeats for ``trial`` while it runs (RDB storages only)."""
-    storage = study._storage
-    if not isinstance(storage, optuna.storages.RDBStorage):
+    """Record heartbeats for ``trial`` while it runs (RDB storages only: the backend of Optuna's cache)."""
+    storage = rdb(study)
+    if storage is None:
         yield
         return
     stop = threading.Event()
