@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.trial import FrozenTrial
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _storelock, trialrecord
 from autotune._storelock import engine_kwargs, sqlite_path, store_lock
@@ -221,10 +221,34 @@ def _retry_failed(study: optuna.Study, trial: FrozenTrial) -> None:
 
 
 def enqueue_retry(study: optuna.Study, trial: FrozenTrial) -> None:
-    """Queue ``trial``'s configuration to run again, with its role (default, baseline, initial), once: nothing is
-    queued when a trial already retries it (a recovery killed half-way and done again)."""
-    if any(trialrecord.read(t).retry_of == trial.number for t in study.get_trials(deepcopy=False)):
+    """Queue ``trial``'s configuration to run again, with its role (default, baseline, initial, rule of thumb), once:
+    nothing is queued when a trial already retries it (a recovery killed half-way and done again); then the
+    retries go first in the queue (``retries_first``)."""
+    if not any(trialrecord.read(t).retry_of == trial.number for t in study.get_trials(deepcopy=False)):
+        rec = trialrecord.read(trial)
+        roles: dict[str, Any] = {k: True for k in ("is_default", "baseline", "initial") if getattr(rec, k)}
+        if rec.rule_of_thumb:
+            roles["rule_of_thumb"] = rec.rule_of_thumb
+        study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number, **roles))
+    retries_first(study)
+
+
+def retries_first(study: optuna.Study) -> None:
+    """Put the queued retries of interrupted trials ahead of the other queued trials: the run that was in flight
+    when the campaign stopped (the default's, say) goes on first, not after the start queued behind it.
+
+    Optuna hands out queued trials lowest number first and cannot reorder them: each queued trial that is no
+    retry and stands before the last retry is queued again (its values and role), then the original is failed
+    (never run, not counted). A kill between the two leaves a twin in the queue, which the loop replaces by an
+    untried configuration when it comes up (never a second run of one configuration)."""
+    waiting = sorted(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)), key=lambda t: t.number)
+    last = max((t.number for t in waiting if trialrecord.read(t).retry_of is not None), default=None)
+    if last is None:
         return
-    rec = trialrecord.read(trial)
-    roles = {k: True for k in ("is_default", "baseline", "initial") if getattr(rec, k)}
-    study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number, **roles))
+    for t in waiting:
+        if t.number > last or trialrecord.read(t).retry_of is not None:
+            continue
+        fixed = t.system_attrs.get("fixed_params")
+        study.enqueue_trial(dict(fixed) if isinstance(fixed, dict) else {}, user_attrs=dict(t.user_attrs))
+        trialrecord.write_stored(study._storage, t._trial_id, error="queued again behind a retry (never run)")
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
