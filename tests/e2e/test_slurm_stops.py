@@ -95,7 +95,7 @@ def test_sigterm_while_the_job_is_pending_leaves_the_queue_empty(tmp_path: Path)
     assert out.returncode == 0, out.stdout + out.stderr
     study = optuna.load_study(study_name=name, storage=f"sqlite:///{tmp_path / 'w' / 'optuna.db'}")
     [retry] = [t for t in study.trials if t.user_attrs.get("retry_of") == 0]
-    assert retry.state.name == "COMPLETE" and retry.user_attrs["run_info"][0]["job_id"] != job_id, out.stdout + out.stderr + str([(t.number, t.state.name, t.user_attrs) for t in study.trials])
+    assert retry.state.name == "COMPLETE" and retry.user_attrs["run_info"][0]["job_id"] != job_id, out.stdout
     assert _queued(name) == []
 
 
