@@ -10,6 +10,7 @@ has those children ended (SIGTERM, then SIGKILL after ``KILL_GRACE_S``) and then
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shutil
@@ -174,10 +175,8 @@ class _Leftovers:
             sig = 0  # none
         self.found = bool(procs)
         for st in procs if sig else ():
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # gone already, or not ours to end
                 os.kill(st.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
         if not procs:
             self.kill_at = None
 
