@@ -225,12 +225,20 @@ def enqueue_retry(study: optuna.Study, trial: FrozenTrial) -> None:
     nothing is queued when a trial already retries it (a recovery killed half-way and done again); then the
     retries go first in the queue (``retries_first``)."""
     if not any(trialrecord.read(t).retry_of == trial.number for t in study.get_trials(deepcopy=False)):
-        rec = trialrecord.read(trial)
-        roles: dict[str, Any] = {k: True for k in ("is_default", "baseline", "initial") if getattr(rec, k)}
-        if rec.rule_of_thumb:
-            roles["rule_of_thumb"] = rec.rule_of_thumb
-        study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number, **roles))
+        study.enqueue_trial(trial.params, user_attrs=trialrecord.attrs(retry_of=trial.number, **_roles(trial)))
     retries_first(study)
+
+
+def _roles(trial: FrozenTrial) -> dict[str, Any]:
+    """Why ``trial`` was queued (the default, the app's baseline, the model's start, a rule of thumb, the
+    replacement of a repeat), to carry over to a trial queued in its place."""
+    rec = trialrecord.read(trial)
+    roles: dict[str, Any] = {k: True for k in ("is_default", "baseline", "initial") if getattr(rec, k)}
+    if rec.rule_of_thumb:
+        roles["rule_of_thumb"] = rec.rule_of_thumb
+    if rec.replaces is not None:
+        roles["replaces"] = rec.replaces
+    return roles
 
 
 def retries_first(study: optuna.Study) -> None:
@@ -249,6 +257,6 @@ def retries_first(study: optuna.Study) -> None:
         if t.number > last or trialrecord.read(t).retry_of is not None:
             continue
         fixed = t.system_attrs.get("fixed_params")
-        study.enqueue_trial(dict(fixed) if isinstance(fixed, dict) else {}, user_attrs=dict(t.user_attrs))
+        study.enqueue_trial(dict(fixed) if isinstance(fixed, dict) else {}, user_attrs=trialrecord.attrs(**_roles(t)))
         trialrecord.write_stored(study._storage, t._trial_id, error="queued again behind a retry (never run)")
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)

@@ -83,7 +83,7 @@ def test_tune_status_export_on_a_command_app(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert "romio_cb_write disable" in res.stdout and "5.00x the default" in res.stdout
     res = cli("status", str(c), "--workdir", w)
-    assert "4 trials run" in res.stdout
+    assert "3 trials run" in res.stdout  # the grid's third point is the default's values: measured once
     res = cli("export", str(c), "--workdir", w, "--format", "romio")
     assert res.stdout.strip() == "romio_cb_write disable"
     res = cli("export", str(c), "--workdir", w, "--format", "json")

@@ -124,5 +124,6 @@ def test_an_opaque_command_replayed_with_the_users_metric_name_gets_the_models_f
         ran = ran_trials(res.study)
         assert len(ran) == 5 and len({t.params["lustre.stripe_count"] for t in ran}) == 5, out.getvalue()
         assert "model: not used" not in out.getvalue()
-        picks[metric] = [t.params["lustre.stripe_count"] for t in ran if t.user_attrs.get("initial")]
+        picks[metric] = [t.params["lustre.stripe_count"] for t in ran  # the model's picks and the rules'
+                         if t.user_attrs.get("initial") or t.user_attrs.get("rule_of_thumb")]
     assert picks["bw"] and picks["bw"] == picks["write_bandwidth_mib_s"] and 160 in picks["bw"]

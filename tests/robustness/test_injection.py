@@ -97,10 +97,11 @@ def test_dw_lines_stay_comments(tmp_path: Path) -> None:
 
 FAKE_APP = """
 import json, os
-# the one hint the campaign fixes, as the ROMIO hints file the launcher wrote holds it
+# the one hint the campaign fixes, as the ROMIO hints file the launcher wrote holds it; collective buffering
+# on wins, so the fixed cb_config_list acts in the recommendation (it is inert, and not exported, without it)
 hints = open(os.environ["ROMIO_HINTS"]).read().splitlines() if os.environ.get("ROMIO_HINTS") else []
 open(os.path.join(os.environ["AUTOTUNE_RUN_DIR"], "hints-seen.json"), "w").write(json.dumps(hints))
-bw = 200.0 if os.environ.get("AUTOTUNE_PARAM_MPIIO_ROMIO_CB_WRITE") == "disable" else 100.0
+bw = 200.0 if os.environ.get("AUTOTUNE_PARAM_MPIIO_ROMIO_CB_WRITE") == "enable" else 100.0
 print(json.dumps({"autotune_record": 1, "metrics": {"bandwidth_mib_s": bw}}))
 """
 
@@ -139,7 +140,7 @@ def test_campaign_with_hostile_value_prints_only_inert_snippets(tmp_path: Path) 
         assert not (tmp_path / "PWNED").exists() and not (Path.cwd() / "PWNED").exists()
     assert f"cb_config_list {value}\n" in (tmp_path / "romio-hints.txt").read_text()
     romio = run_cli("export", str(path), "--format", "romio").out.strip().splitlines()
-    assert romio == [f"cb_config_list {value}", "romio_cb_write disable"]
+    assert romio == [f"cb_config_list {value}", "romio_cb_write enable"]
 
 
 @pytest.mark.parametrize("value", BREAKOUT[:3])
