@@ -246,15 +246,19 @@ def retries_first(study: optuna.Study) -> None:
     when the campaign stopped (the default's, say) goes on first, not after the start queued behind it.
 
     Optuna hands out queued trials lowest number first and cannot reorder them: each queued trial that is no
-    retry and stands before the last retry is queued again (its values and role), then the original is failed
-    (never run, not counted). A kill between the two leaves a twin in the queue, which the loop replaces by an
-    untried configuration when it comes up (never a second run of one configuration)."""
+    retry and stands before the last retry is claimed (as Optuna pops it: one another worker took is left
+    alone), queued again (its values and role), then failed (never run, not counted). A kill in between leaves
+    an unclaimed trial, recovered like any other, or a twin in the queue, which the loop replaces by an untried
+    configuration (never a second run of one configuration)."""
     waiting = sorted(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)), key=lambda t: t.number)
     last = max((t.number for t in waiting if trialrecord.read(t).retry_of is not None), default=None)
     if last is None:
         return
     for t in waiting:
         if t.number > last or trialrecord.read(t).retry_of is not None:
+            continue
+        # claimed first, as Optuna pops a queued trial (atomically: False when another worker took it meanwhile)
+        if not study._storage.set_trial_state_values(t._trial_id, TrialState.RUNNING):
             continue
         fixed = t.system_attrs.get("fixed_params")
         study.enqueue_trial(dict(fixed) if isinstance(fixed, dict) else {}, user_attrs=trialrecord.attrs(**_roles(t)))
