@@ -179,9 +179,11 @@ def evaluate(curve: Curve) -> dict[str, Any]:
         points.append({"config": key, "measured": measured, "model": model, "ratio": model / measured})
     meas_best = better(points, key=lambda p: p["measured"])
     model_best = better(points, key=lambda p: p["model"])
-    rho = float(spearmanr([p["measured"] for p in points], [p["model"] for p in points])[0]) if len(points) > 2 \
+    flat = max(p["model"] for p in points) <= min(p["model"] for p in points) * (1 + 1e-9)
+    rho = math.nan if flat else (  # a flat prediction ranks nothing: undefined, a miss
+        float(spearmanr([p["measured"] for p in points], [p["model"] for p in points])[0]) if len(points) > 2
         else (1.0 if (points[0]["measured"] - points[1]["measured"]) * (points[0]["model"] - points[1]["model"]) > 0
-              else -1.0)
+              else -1.0))
     rho_ok = rho >= RHO_MIN
     best_ok = _best_close(parse_key(model_best["config"]), parse_key(meas_best["config"]))
     within = all(1 / POINT_FACTOR <= p["ratio"] <= POINT_FACTOR for p in points)
@@ -213,7 +215,8 @@ def report(results: list[dict[str, Any]]) -> str:
     for r in results:
         worst = max(r["points"], key=lambda p: abs(math.log(p["ratio"])))
         verdict = "fitted (not validation)" if r["fitted"] else ("PASS" if r["passed"] else "**miss**")
-        lines.append(f"| {r['curve']} | {r['rho']:.2f}{'' if r['rho_ok'] else ' (miss)'} | {r['model_best']} / "
+        rho = "undefined (model flat)" if math.isnan(r["rho"]) else f"{r['rho']:.2f}"
+        lines.append(f"| {r['curve']} | {rho}{'' if r['rho_ok'] else ' (miss)'} | {r['model_best']} / "
                      f"{r['measured_best']}{'' if r['best_ok'] else ' (miss)'} | "
                      f"{sum(1 / POINT_FACTOR <= p['ratio'] <= POINT_FACTOR for p in r['points'])}/{len(r['points'])}"
                      f" (worst x{worst['ratio']:.2f} at {worst['config']}) | {verdict} |")
