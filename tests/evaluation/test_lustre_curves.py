@@ -49,3 +49,10 @@ def test_the_scale_check_replays_the_smallest_scale_as_a_campaign(tmp_path: Path
     assert camp.app.pattern == LC.cirrus(1)
     assert LS.measured(4) == {1: 3125.66, 4: 5362.0, 8: 5416.0}
     assert (LS.POINT_FACTOR, LS.BEST_WITHIN) == (2.0, 0.05)
+
+
+def test_the_single_cirrus_runs_are_checked_with_the_points_tolerance() -> None:
+    checked = LC.points()
+    assert len(checked) == len(LC.POINTS) == 2
+    for p in checked:
+        assert p["passed"] == (0.5 <= p["model"] / p["measured"] <= 2.0)
