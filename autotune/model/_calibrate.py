@@ -19,7 +19,7 @@ import numpy as np
 from autotune.model import _scenarios as S
 from autotune.model._constants import constants_for, derived_stream
 from autotune.model._noise import QUIET
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.model._prediction import Prediction
 from autotune.pattern import IOPattern
 

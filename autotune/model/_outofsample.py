@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from autotune.model import _scenarios as S
 from autotune.model._calibrate import Row, write_table
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.pattern import IOPattern
 
 TOL = 0.35
