@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.darshan import build
+    from autotune.darshan import campaign_from_log
 
     if args.nodes is not None and args.nodes < 1:
         raise ConfigError(f"--nodes: {args.nodes} must be >= 1")
@@ -39,8 +39,8 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     out = Path(args.output) if args.output else None
     if out is not None and out.exists() and not args.force:
         raise ConfigError(f"-o: {str(out)!r} exists; pass --force to overwrite it")
-    init = build(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
-                 model=args.target == "model", name=args.name, trials=args.trials)
+    init = campaign_from_log(args.log, system=args.system, nodes=args.nodes, command=args.app_command,
+                             model=args.target == "model", name=args.name, trials=args.trials)
     folder = out.parent if out is not None else Path.cwd()
     draft = init.target.draft
     report = sys.stderr if out is None else sys.stdout
@@ -48,8 +48,8 @@ def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     if site is not None and draft is not None and site.exists() and not args.force and site.read_text() != draft.text:
         # a second init in the same folder: the draft there (perhaps edited) is the site; the campaign uses it
         try:
-            init = build(args.log, system=str(site), nodes=args.nodes, command=args.app_command,
-                         model=args.target == "model", name=args.name, trials=args.trials)
+            init = campaign_from_log(args.log, system=str(site), nodes=args.nodes, command=args.app_command,
+                                     model=args.target == "model", name=args.name, trials=args.trials)
         except ConfigError as exc:
             raise ConfigError(f"the site profile {str(site)!r} exists, differs from the log's draft and cannot be "
                               f"used ({exc}); pass --force to rewrite it from the log") from None
