@@ -50,24 +50,24 @@ class Row:
     residuals: tuple[float, ...] = ()  # log(model / seed) of each figure the row compares (fits use them)
 
 
-def _tol() -> float:
+def _tolerance() -> float:
     return float(_STATE["tol"])
 
 
 def _within(model: float, seed: float) -> bool:
-    return abs(model / seed - 1.0) <= _tol()
+    return abs(model / seed - 1.0) <= _tolerance()
 
 
-def _res(*pairs: tuple[float, float]) -> tuple[float, ...]:
+def _log_ratios(*pairs: tuple[float, float]) -> tuple[float, ...]:
     return tuple(math.log(m / s) for m, s in pairs)
 
 
 def _value_row(name: str, seed: float, model: float, unit: str, fmt: str = ".3g") -> Row:
-    return Row(name, f"{seed:{fmt}} {unit}", f"{model:{fmt}} {unit}", f"+-{_tol():.0%}", _within(model, seed),
-               _res((model, seed)))
+    return Row(name, f"{seed:{fmt}} {unit}", f"{model:{fmt}} {unit}", f"+-{_tolerance():.0%}", _within(model, seed),
+               _log_ratios((model, seed)))
 
 
-def _p(system: str, fs: str, pattern: IOPattern, config: dict[str, Any]) -> Prediction:
+def _predict_on(system: str, fs: str, pattern: IOPattern, config: dict[str, Any]) -> Prediction:
     prof = scenarios.system(system)
     over = _STATE["overrides"]
     consts = None
@@ -85,15 +85,15 @@ def _raw_write(pred: Prediction) -> float:
 
 
 def rows_shaheen() -> list[Row]:
-    one = _p("shaheen2", "scratch", scenarios.SHAHEEN_RESTART, {"lustre.stripe_count": 1}).seconds
-    full = _p("shaheen2", "scratch", scenarios.SHAHEEN_RESTART, {"lustre.stripe_count": 144}).seconds
+    one = _predict_on("shaheen2", "scratch", scenarios.SHAHEEN_RESTART, {"lustre.stripe_count": 1}).seconds
+    full = _predict_on("shaheen2", "scratch", scenarios.SHAHEEN_RESTART, {"lustre.stripe_count": 144}).seconds
     return [_value_row("Shaheen 361 GB PnetCDF restart, stripe count 1", 674.26, one, "s"),
             _value_row("Shaheen 361 GB PnetCDF restart, stripe count 144", 10.35, full, "s")]
 
 
 def _wrf_file(cfg: dict[str, Any], op: str = "write") -> float:
     """Seconds to write (or read) one wrfout-like file: its 3-D and 2-D field calls."""
-    return sum(_p("shaheen2", "bb", part.with_(phases=(op,)), {"bb.nodes": 1, **cfg}).seconds
+    return sum(_predict_on("shaheen2", "bb", part.with_(phases=(op,)), {"bb.nodes": 1, **cfg}).seconds
                for part in scenarios.WRF_PARTS)
 
 
@@ -109,13 +109,13 @@ def rows_wrf() -> list[Row]:
     ok = order and all(_within(m, s) for m, s in zip(totals, seed, strict=True))
     rows = [Row("WRF-CHEM total time, 1/2/4/8 aggregators on 1 DW node",
                 "/".join(f"{s:.0f}" for s in seed) + " s", "/".join(f"{t:.0f}" for t in totals) + " s",
-                f"each +-{_tol():.0%}, non-increasing", ok,
-                _res(*zip(totals, seed, strict=True)))]
+                f"each +-{_tolerance():.0%}, non-increasing", ok,
+                _log_ratios(*zip(totals, seed, strict=True)))]
     t8 = compute + _wrf_io({"mpiio.cb_nodes": 8, "lustre.stripe_size": 8 * scenarios.MIB})
     t2 = compute + _wrf_io({"mpiio.cb_nodes": 8, "lustre.stripe_size": 2 * scenarios.MIB})
     rows.append(Row("WRF-CHEM 8 aggregators, stripe 8 MB -> 2 MB", "22% faster", f"{1 - t2 / t8:.0%} faster",
-                    f"time ratio +-{_tol():.0%}, faster", t2 < t8 and _within(t8 / t2, 1 / 0.78),
-                    _res((t8 / t2, 1 / 0.78))))
+                    f"time ratio +-{_tolerance():.0%}, faster", t2 < t8 and _within(t8 / t2, 1 / 0.78),
+                    _log_ratios((t8 / t2, 1 / 0.78))))
     seed_w = (18.8, 9.1, 6.4)
     cfgs = ({"mpiio.cb_nodes": 4, "lustre.stripe_size": 8 * scenarios.MIB},
             {"mpiio.cb_nodes": 8, "lustre.stripe_size": scenarios.MIB},
@@ -123,25 +123,25 @@ def rows_wrf() -> list[Row]:
     ws = [_wrf_file(c) for c in cfgs]
     rows.append(Row("WRF 2.9 GB wrfout: 4 agg 8 MB / 8 agg 1 MB / 20 agg 1 MB",
                     "/".join(f"{s:.3g}" for s in seed_w) + " s", "/".join(f"{w:.3g}" for w in ws) + " s",
-                    f"each +-{_tol():.0%}", all(_within(m, s) for m, s in zip(ws, seed_w, strict=True)),
-                    _res(*zip(ws, seed_w, strict=True))))
+                    f"each +-{_tolerance():.0%}", all(_within(m, s) for m, s in zip(ws, seed_w, strict=True)),
+                    _log_ratios(*zip(ws, seed_w, strict=True))))
     return rows
 
 
 def rows_vpic_bb() -> list[Row]:
-    matched = _p("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 64, **scenarios.VPIC_AGGS}).bandwidth_gb_s
-    unmatched = _p("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 65, **scenarios.VPIC_AGGS}).bandwidth_gb_s
-    indep = _p("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 65, "mpiio.romio_cb_write": "disable"}).bandwidth_gb_s
+    matched = _predict_on("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 64, **scenarios.VPIC_AGGS}).bandwidth_gb_s
+    unmatched = _predict_on("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 65, **scenarios.VPIC_AGGS}).bandwidth_gb_s
+    indep = _predict_on("cori", "bb", scenarios.VPIC_SMALL, {"bb.nodes": 65, "mpiio.romio_cb_write": "disable"}).bandwidth_gb_s
     return [Row("Cori VPIC-IO on DW: 64 aggregators, 64 vs 65 BB nodes", "+86%", f"{matched / unmatched - 1:+.0%}",
-                f"ratio +-{_tol():.0%}", _within(matched / unmatched, 1.86), _res((matched / unmatched, 1.86))),
+                f"ratio +-{_tolerance():.0%}", _within(matched / unmatched, 1.86), _log_ratios((matched / unmatched, 1.86))),
             Row("Cori VPIC-IO on DW: independent vs unmatched collective", "4.6x", f"{indep / unmatched:.2g}x",
-                f"ratio +-{_tol():.0%}", _within(indep / unmatched, 4.6), _res((indep / unmatched, 4.6)))]
+                f"ratio +-{_tolerance():.0%}", _within(indep / unmatched, 4.6), _log_ratios((indep / unmatched, 4.6)))]
 
 
 def _ior_bb(ranks_per_grain: float, transfer: int, grains: int = scenarios.IOR_BB_NODES) -> float:
     ranks = max(1, round(ranks_per_grain * grains))
     pat = scenarios.IOR_BB.with_(ranks=ranks, nodes=ranks, transfer_size=transfer)
-    return _p("cori", "bb", pat, {"bb.nodes": grains}).bandwidth_gb_s
+    return _predict_on("cori", "bb", pat, {"bb.nodes": grains}).bandwidth_gb_s
 
 
 def rows_cori_bb() -> list[Row]:
@@ -158,17 +158,18 @@ def rows_cori_bb() -> list[Row]:
                     f"128K: {small:.0%}, 512K: {half:.0%} of 1 MiB", "128K < 80% , 512K >= 90%",
                     small < 0.8 and half >= 0.9))
     shared = scenarios.IOR_BB.with_(io_mode="collective")
-    coll = _p("cori", "bb", shared, {"bb.nodes": scenarios.IOR_BB_NODES}).bandwidth_gb_s
-    nocb = _p("cori", "bb", shared, {"bb.nodes": scenarios.IOR_BB_NODES, "mpiio.romio_cb_write": "disable"}).bandwidth_gb_s
+    coll = _predict_on("cori", "bb", shared, {"bb.nodes": scenarios.IOR_BB_NODES}).bandwidth_gb_s
+    nocb = _predict_on("cori", "bb", shared,
+                       {"bb.nodes": scenarios.IOR_BB_NODES, "mpiio.romio_cb_write": "disable"}).bandwidth_gb_s
     rows.append(Row("Cori BB: romio_cb_write=disable, shared-file MPI-IO", "up to 5x", f"{nocb / coll:.2g}x",
-                    f"ratio +-{_tol():.0%}", _within(nocb / coll, 5.0), _res((nocb / coll, 5.0))))
+                    f"ratio +-{_tolerance():.0%}", _within(nocb / coll, 5.0), _log_ratios((nocb / coll, 5.0))))
     del node
     return rows
 
 
 def rows_theta() -> list[Row]:
-    grid = {(c, s): _p("theta", "projects", scenarios.THETA_IOR, {"lustre.stripe_count": c, "lustre.stripe_size": s}
-                       ).bandwidth_gb_s for c in scenarios.THETA_COUNTS for s in scenarios.THETA_SIZES}
+    grid = {(c, s): _predict_on("theta", "projects", scenarios.THETA_IOR, {"lustre.stripe_count": c, "lustre.stripe_size": s}
+                                ).bandwidth_gb_s for c in scenarios.THETA_COUNTS for s in scenarios.THETA_SIZES}
     best_c, best_s = max(grid, key=grid.__getitem__)
     near = 8 * scenarios.MIB <= best_s <= 32 * scenarios.MIB
     rows = [Row("Theta IOR 256x16: best stripe count / size", "48 / 8 MiB",
@@ -183,8 +184,8 @@ def rows_theta() -> list[Row]:
 
     def pair(ts: int) -> tuple[float, float]:
         pat = x.with_(transfer_size=ts)
-        return (_p("theta", "projects", pat, cfg).bandwidth_gb_s,
-                _p("theta", "projects", pat.with_(io_mode="independent"), cfg).bandwidth_gb_s)
+        return (_predict_on("theta", "projects", pat, cfg).bandwidth_gb_s,
+                _predict_on("theta", "projects", pat.with_(io_mode="independent"), cfg).bandwidth_gb_s)
 
     c100, i100 = pair(100_000)
     c16, i16 = pair(16 * scenarios.MIB)
@@ -192,22 +193,22 @@ def rows_theta() -> list[Row]:
                     f"{c100:.3g}/{i100:.3g}, {c16:.3g}/{i16:.3g} GB/s", "orderings", c100 > i100 and c16 < i16))
     base = {"lustre.stripe_count": 48, "lustre.stripe_size": scenarios.MIB}
     shared = {**base, "cray.cb_write_lock_mode": 1, "cray.cb_nodes_multiplier": 4, "mpiio.romio_no_indep_rw": "true"}
-    r0 = _raw_write(_p("theta", "projects", scenarios.THETA_IOR, base))
-    r1 = _raw_write(_p("theta", "projects", scenarios.THETA_IOR, shared))
+    r0 = _raw_write(_predict_on("theta", "projects", scenarios.THETA_IOR, base))
+    r1 = _raw_write(_predict_on("theta", "projects", scenarios.THETA_IOR, shared))
     rows.append(Row("Theta IOR: lock mode 1 + multiplier 4, raw write", "1.5x", f"{r0 / r1:.2g}x",
-                    f"ratio +-{_tol():.0%}", _within(r0 / r1, 1.5), _res((r0 / r1, 1.5))))
+                    f"ratio +-{_tolerance():.0%}", _within(r0 / r1, 1.5), _log_ratios((r0 / r1, 1.5))))
     return rows
 
 
 def rows_cori_16k() -> list[Row]:
-    lus = _p("cori", "scratch", scenarios.VPIC_16K, scenarios.VPIC_16K_LUSTRE).bandwidth_gb_s
-    bb = _p("cori", "bb", scenarios.VPIC_16K, scenarios.VPIC_16K_BB).bandwidth_gb_s
+    lus = _predict_on("cori", "scratch", scenarios.VPIC_16K, scenarios.VPIC_16K_LUSTRE).bandwidth_gb_s
+    bb = _predict_on("cori", "bb", scenarios.VPIC_16K, scenarios.VPIC_16K_BB).bandwidth_gb_s
     return [_value_row("Cori VPIC-IO 16K ranks on Lustre", 176.78, lus, "GB/s"),
             _value_row("Cori VPIC-IO 16K ranks on DataWarp", 61.75, bb, "GB/s")]
 
 
 def rows_noise() -> list[Row]:
-    pred = _p("theta", "projects", scenarios.THETA_IOR, {"lustre.stripe_count": 48})
+    pred = _predict_on("theta", "projects", scenarios.THETA_IOR, {"lustre.stripe_count": 48})
     rng = np.random.default_rng(2017)
     times = np.array([QUIET.sample(pred, rng).seconds for _ in range(400)])
     cv = float(times.std() / times.mean())

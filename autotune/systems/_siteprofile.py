@@ -28,7 +28,7 @@ class Target:
     osts: int | None = None
 
 
-def _q(text: str) -> str:
+def _yaml_string(text: str) -> str:
     """A YAML scalar that reads back as ``text`` (JSON strings are YAML; control characters escaped)."""
     return json.dumps(text)
 
@@ -63,8 +63,8 @@ def _filesystem(name: str, t: Target) -> list[str]:
         tier, note = POSIX, "DataWarp's pools are not visible to a probe: modelled as POSIX (assumed)"
     kind = tier.name
     lines = [f"  {name}:", _line(4, "kind", kind, f"detected: {where}" + (f"; {note}" if note else "")),
-             _line(4, "path", _q(str(t.folder)), "detected: the probed folder"),
-             _line(4, "description", _q(f"{fs.fstype} at {fs.mount_point}"), "detected")]
+             _line(4, "path", _yaml_string(str(t.folder)), "detected: the probed folder"),
+             _line(4, "description", _yaml_string(f"{fs.fstype} at {fs.mount_point}"), "detected")]
     if tier is LUSTRE and t.osts is not None:
         lines.append(_line(4, "osts", str(t.osts), "detected: lfs df"))
     if t.measured:
@@ -87,8 +87,8 @@ def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targe
     else:
         why = "not asked" if mpi is None else (mpi.error or f"unknown library {mpi.library.summary!r}")
         flavour, mark = "mpich", f"assumed: the MPI could not be told ({why})"
-    lines += [f"name: {_q(name)}",
-              f"description: {_q(f'written by autotune site profile: {len(targets)} file system(s), ' + flavour)}",
+    lines += [f"name: {_yaml_string(name)}",
+              f"description: {_yaml_string(f'written by autotune site profile: {len(targets)} file system(s), ' + flavour)}",
               "mpi:", _line(2, "flavour", flavour, mark),
               "node:", _line(2, "cores", str(int(detection.cores.value)), f"detected: {detection.cores.source}"),
               "filesystems:"]
