@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from mpi4py import MPI
 
 from autotune.kernels._spec import KERNELS, PHASES, size_arg
-from autotune.measure import OMPIO_MCA, Evidence, count_aggregators, library_of, not_in_effect, verify_settings
+from autotune.measure import OMPIO_MCA, Evidence, count_aggregators, effect_of_settings, library_of, not_in_effect
 
 MiB = 1024 * 1024
 
@@ -231,7 +231,7 @@ def build_record(ctx: KernelContext, nbytes: int, times: Mapping[str, float], op
     metrics["bandwidth_mib_s"] = nbytes * len(times) / MiB / total if total > 0 else None
     in_effect = ctx.hints_in_effect
     ev = evidence(ctx)
-    verification = verify_settings(ctx.hints, mca_requested(), ev)
+    verification = effect_of_settings(ctx.hints, mca_requested(), ev)
     return {
         "autotune_record": 1, "kernel": ctx.kernel, "ranks": ctx.size, "nodes": len(set(names)),
         "bytes": nbytes, "phases": phases, "metrics": metrics,
