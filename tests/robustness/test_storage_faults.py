@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 ROOT = os.geteuid() == 0 and shutil.which("mount") is not None
 
