@@ -67,7 +67,7 @@ class Romio(Dialect):
         return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
 
 
-class Ompi(Dialect):
+class OpenMpiMca(Dialect):
     name = "ompi"
     what = "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"
 
@@ -77,7 +77,7 @@ class Ompi(Dialect):
         return ompi_text(settings, target.romio_file)
 
 
-class Lfs(Dialect):
+class LustreDirectory(Dialect):
     name = "lfs"
     what = "lfs setstripe (Lustre) or lfs project (RW-PCC) on the output directory"
 
@@ -87,7 +87,7 @@ class Lfs(Dialect):
         return "\n".join(directory_lines(settings, target.path, guard=False)) or "# not a Lustre target: no striping"
 
 
-class Dw(Dialect):
+class BurstBufferDirectives(Dialect):
     name = "dw"
     what = "#DW jobdw lines"
 
@@ -145,7 +145,7 @@ class Json(Dialect):
 
 
 DIALECTS: Registry[type[Dialect]] = Registry("dialect", "--format", NOT_ONE_OF, base=Dialect)
-for _cls in (Mpich, Romio, Ompi, Lfs, Dw, Job, H5py, Env, Json):
+for _cls in (Mpich, Romio, OpenMpiMca, LustreDirectory, BurstBufferDirectives, Job, H5py, Env, Json):
     DIALECTS.register(_cls.name, _cls)
 FORMATS = tuple(DIALECTS.names())
 
