@@ -29,7 +29,7 @@ from autotune.systems._profile import (
     load_system,
     parse_system,
 )
-from autotune.systems._siteprofile import Target, parse_lfs_df, profile_site, site_profile_yaml
+from autotune.systems._siteprofile import ProbedFolder, parse_lfs_df, profile_site, site_profile_yaml
 from autotune.systems.detect import (
     MARKS,
     Detection,
@@ -66,8 +66,8 @@ __all__ = [
     "Pool",
     "ProbeResult",
     "ProbeSetup",
+    "ProbedFolder",
     "SystemProfile",
-    "Target",
     "access_mode",
     "detect_cores",
     "detect_filesystem",

@@ -19,7 +19,7 @@ _COMMENT_AT = 36
 
 
 @dataclass(frozen=True)
-class Target:
+class ProbedFolder:
     """A probed folder: its file system, what the probe measured there, and the OST count when it is Lustre."""
 
     folder: Path
@@ -53,7 +53,7 @@ def fs_name(folder: Path, taken: set[str]) -> str:
     return name
 
 
-def _filesystem(name: str, t: Target) -> list[str]:
+def _filesystem(name: str, t: ProbedFolder) -> list[str]:
     fs = t.filesystem
     where = f"{fs.fstype} mounted at {fs.mount_point or '?'} ({fs.source})"
     tier, note = TIERS.get(fs.kind), ""
@@ -73,7 +73,7 @@ def _filesystem(name: str, t: Target) -> list[str]:
     return lines
 
 
-def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targets: Sequence[Target],
+def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targets: Sequence[ProbedFolder],
                       header: Sequence[str] = ()) -> str:
     """The profile's YAML text (``parse_system`` reads it back; the marks are comments)."""
     if not targets:
@@ -137,11 +137,11 @@ def profile_site(name: str, folders: Sequence[Path], setup: ProbeSetup, *, budge
                   budget=share, say=say, load=load_before)
     if detection.mpi is not None and detection.mpi.error:
         first.skipped.insert(0, f"MPI steps: {detection.mpi.error}")
-    targets = [Target(folders[0], detection.filesystem or _unknown(folders[0]), first.filesystem, _osts(folders[0]))]
+    targets = [ProbedFolder(folders[0], detection.filesystem or _unknown(folders[0]), first.filesystem, _osts(folders[0]))]
     for folder in folders[1:]:
         more = probe(folder, cores, setup, budget=0.25 * share, say=say, writeback_only=True)
         first.skipped += more.skipped
-        targets.append(Target(folder, detect_filesystem(folder) or _unknown(folder), more.filesystem, _osts(folder)))
+        targets.append(ProbedFolder(folder, detect_filesystem(folder) or _unknown(folder), more.filesystem, _osts(folder)))
     load = f"{load_before:.2g} -> {os.getloadavg()[0]:.2g}"
     note = [f"the node's load average during the probe: {load} on {cores} cores; each figure is the best of its"
             " repetitions (the least disturbed)"]
