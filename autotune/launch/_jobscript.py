@@ -82,7 +82,7 @@ def slurm_time(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
-class RepFiles:
+class RepetitionFiles:
     """Where one repetition leaves its output: ``rep<N>.out/.err/.rc/.time/.getstripe`` in its run dir."""
 
     run_dir: Path
@@ -164,7 +164,7 @@ def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str
     if not path or not script_stages(req, options):
         return []
     where = safe_word(path, which, _SAFE_PATH)
-    out = shlex.quote(str(RepFiles(req.run_dir, req.repetition).path(which)))
+    out = shlex.quote(str(RepetitionFiles(req.run_dir, req.repetition).path(which)))
     per_node = f"srun -N {int(options.get('nodes') or req.app.nodes)} --ntasks-per-node=1 " if req.app.nodes > 1 else ""
     if which == "stage_in":
         copy = f'{per_node}cp -r -- {shlex.quote(where)}/. "$DATA_DIR"/'
@@ -177,7 +177,7 @@ def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str
 
 def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | None = None) -> list[str]:
     """Shell lines for one repetition: data dir, striping, env, the timed launch, exit code and timings."""
-    files = RepFiles(req.run_dir, req.repetition)
+    files = RepetitionFiles(req.run_dir, req.repetition)
     bb = req.settings.bb
     cmd = app_command(req, python=options.get("python"), data_dir=DATA)
     lines = [f"# repetition {req.repetition}"]
