@@ -51,9 +51,9 @@ def undamaged(logs: list[Path]) -> int:
             if rc == 0:
                 ok_space = _quiet(["space", str(out)])[0] == 0
                 ok_dry = _quiet(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(Path(tmp) / "w")])[0] == 0
-                init = campaign_from_log(log, model=bool(extra))
-                where = f"{'draft ' if init.target.draft else ''}{init.target.system.name}:{init.target.fs.name} " \
-                        f"({init.target.kind}, {init.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
+                from_log = campaign_from_log(log, model=bool(extra))
+                where = f"{'draft ' if from_log.target.draft else ''}{from_log.target.system.name}:{from_log.target.fs.name} " \
+                        f"({from_log.target.kind}, {from_log.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
                         f"dry run {'ok' if ok_dry else 'FAILED'}" + ("; on the model: no argument names its output"
                                                                      if extra else "")
                 campaigns += ok_space and ok_dry
