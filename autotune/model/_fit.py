@@ -22,7 +22,7 @@ import numpy as np
 from autotune._extras import require
 from autotune.errors import AutotuneError, ConfigError
 from autotune.model._constants import Constants, constants_for, derived_stream
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
 from autotune.tiers import DATAWARP, LUSTRE, POSIX

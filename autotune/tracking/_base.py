@@ -13,7 +13,7 @@ from autotune._registry import Plugin, Registry
 
 
 @dataclass
-class TrialRecord:
+class TrackedTrial:
     """What a tracker sees of one finished trial."""
 
     number: int
@@ -62,7 +62,7 @@ class BaseTracker(Plugin, abc.ABC):
         """Open (or reopen) the campaign's record."""
 
     @abc.abstractmethod
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         """Record one finished trial."""
 
     @abc.abstractmethod
@@ -84,7 +84,7 @@ class NullTracker(BaseTracker):
     def start(self, info: CampaignInfo) -> None:
         return None
 
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         return None
 
     def finish(self, summary: Mapping[str, Any]) -> None:
@@ -124,7 +124,7 @@ class SafeTracker(BaseTracker):
     def start(self, info: CampaignInfo) -> None:
         self._call("start", info)
 
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         self._call("log_trial", record)
 
     def finish(self, summary: Mapping[str, Any]) -> None:

@@ -14,7 +14,7 @@ import pytest
 from autotune.hints import Settings
 from autotune.launch import AppSpec, RunRequest, RunResult, get_launcher
 from autotune.measure import get_extractor
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.pattern import IOPattern
 from autotune.testing import command_request, ensure_local_slurm
 from autotune.tracking import get_tracker
@@ -38,7 +38,7 @@ def _local(tmp: Path) -> Any:
 
 def model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
                    repetition: int = 0) -> RunRequest:
-    prof = S.system(system)
+    prof = scenarios.system(system)
     return RunRequest(campaign="contract", trial=1, repetition=repetition, config=config, settings=Settings(info={}),
                       app=AppSpec(name="ior", pattern=pattern, command=("ior",)), system=prof,
                       fs=prof.filesystem(fs), run_dir=tmp / f"run-{repetition}", data_dir=tmp / "data", timeout=10.0)
@@ -48,7 +48,7 @@ def model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, syst
 def _model(tmp: Path) -> Any:
     big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
     return ((lambda: get_launcher("model")()),
-            lambda t, repetition=0: model_request(t, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects",
+            lambda t, repetition=0: model_request(t, {"lustre.stripe_count": 8}, scenarios.THETA_IOR, "theta", "projects",
                                                    repetition),
             lambda t: model_request(t, {"bb.nodes": 1}, big, "cori", "bb"))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, get_launcher
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.pattern import IOPattern
 from autotune.testing import LauncherContract, RunContract, ensure_local_slurm
 from tests.contracts.examples import model_request
@@ -35,7 +35,7 @@ class TestModelContract(RunContract):
         return get_launcher("model")()
 
     def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
-        return model_request(tmp, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects", repetition)
+        return model_request(tmp, {"lustre.stripe_count": 8}, scenarios.THETA_IOR, "theta", "projects", repetition)
 
     def failing_request(self, tmp: Path) -> RunRequest:
         big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from autotune.hints import Settings
 from autotune.launch import AppSpec, RunRequest, get_launcher
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.pattern import IOPattern
 
 
-def request(tmp: Path, config: dict[str, object], rep: int = 0, pattern: IOPattern = S.THETA_IOR,
+def request(tmp: Path, config: dict[str, object], rep: int = 0, pattern: IOPattern = scenarios.THETA_IOR,
             system: str = "theta", fs: str = "projects") -> RunRequest:
-    prof = S.system(system)
+    prof = scenarios.system(system)
     app = AppSpec(name="ior", pattern=pattern, command=("ior",))
     return RunRequest(campaign="c", trial=1, repetition=rep, app=app, system=prof, fs=prof.filesystem(fs),
                       config=config, settings=Settings(info={}), run_dir=tmp / "run", data_dir=tmp / "data",

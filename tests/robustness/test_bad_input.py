@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 
 def _set(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:

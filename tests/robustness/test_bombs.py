@@ -14,7 +14,7 @@ from autotune._paths import find_named
 from autotune._yaml import MAX_VALUES, parse_yaml
 from autotune.errors import ConfigError
 from autotune.space._expr import Expr
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 BOUND_S = 10.0  # every case here is refused in well under a second on an idle machine
 

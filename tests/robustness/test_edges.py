@@ -14,7 +14,7 @@ import yaml
 
 from autotune._paths import find_named
 from autotune.campaign.study._stores import STARTED_NAME
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 
 def _tuned(tmp_path: Path, **over: Any) -> Path:

@@ -14,7 +14,7 @@ import optuna
 import pytest
 
 from autotune.testing import production_campaign
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 
 @pytest.mark.parametrize(("argv", "fragment"), [

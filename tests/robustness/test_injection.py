@@ -15,7 +15,7 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.hints import BurstBuffer, Settings, Stripe, render, romio_hints_file
-from autotune.testing._probe import assert_clean, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, run_cli, write_campaign
 
 # Values without control characters pass the load-time checks: the renderers must make them inert.
 HOSTILE = ["$(touch PWNED)", "`touch PWNED`", "';touch PWNED;'", '";touch PWNED;"', "x|touch PWNED",

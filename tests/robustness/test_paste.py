@@ -12,7 +12,7 @@ import yaml
 
 from autotune._paths import find_named
 from autotune._shell import comment, quote
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 BREAKOUT = ["runs\ntouch PWNED\n#", "runs\rtouch PWNED", "a\x1b]0;x\x07b", "x\u2028touch PWNED", "x\x85y"]
 HOSTILE = ["runs $(touch PWNED)", "runs`touch PWNED`", "runs';touch PWNED;'", "runs; touch PWNED #"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._probe import model_campaign, write_campaign
+from autotune.testing._clirun import model_campaign, write_campaign
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ import pytest
 
 from autotune.measure import implausible
 from autotune.measure._plausible import ANY_MAX, BANDWIDTH_MAX, RATIO
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 
 @pytest.mark.parametrize(("value", "kind", "maximize", "values", "ceiling", "says"), [

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing._clirun import assert_clean, model_campaign, run_cli, write_campaign
 
 ROOT = os.geteuid() == 0 and shutil.which("mount") is not None
 
@@ -194,7 +194,7 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
 
     from autotune.campaign import CampaignLoop, parse_campaign
     from autotune.campaign.study._stores import backfill_tracker
-    from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrialRecord
+    from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrackedTrial
 
     class Recorder(BaseTracker):
         name = "recorder"
@@ -202,12 +202,12 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
         def __init__(self, logged: set[int] | None = None) -> None:
             self.logged = set(logged or ())
             self.parent_id: str | None = None
-            self.records: list[TrialRecord] = []
+            self.records: list[TrackedTrial] = []
 
         def start(self, info: CampaignInfo) -> None:
             self.parent_id = "parent"
 
-        def log_trial(self, record: TrialRecord) -> None:
+        def log_trial(self, record: TrackedTrial) -> None:
             if record.number not in self.logged:
                 self.records.append(record)
                 self.logged.add(record.number)

@@ -13,8 +13,8 @@ import pytest
 
 from autotune import _storelock
 from autotune.testing import Blackhole
+from autotune.testing._clirun import Outcome, assert_clean, model_campaign, run_cli, write_campaign
 from autotune.testing._net import closed_port
-from autotune.testing._probe import Outcome, assert_clean, model_campaign, run_cli, write_campaign
 
 CONNECT_S = 2  # the connection bound for these tests (10 s by default)
 SLACK_S = 20.0  # start-up and a loaded 2-core machine on top of the bound

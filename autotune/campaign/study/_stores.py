@@ -214,7 +214,7 @@ def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
     """Log the finished trials a tracker that records them (``logged``) is missing, e.g. because its
     write failed on a full disk: Optuna is the source of truth, MLflow catches up on resume."""
     from autotune.campaign.study._study import ran_trials
-    from autotune.tracking import TrialRecord
+    from autotune.tracking import TrackedTrial
 
     inner = getattr(tracker, "inner", tracker)
     logged = getattr(inner, "logged", None)
@@ -225,7 +225,7 @@ def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
         if t.number in logged:
             continue
         a = trialrecord.read(t)
-        tracker.log_trial(TrialRecord(
+        tracker.log_trial(TrackedTrial(
             number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
             value=t.values[0] if t.values else None, repetitions=list(a.repetitions), metric=rt.campaign.objective.metric,
             is_default=a.is_default, hints=dict(a.hints), hints_in_effect=dict(a.hints_in_effect),

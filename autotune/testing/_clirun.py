@@ -1,4 +1,4 @@
-"""Helpers of the robustness probe: run the CLI in-process and check the outcome is clean."""
+"""Helpers of the robustness tests: run the CLI in-process and check the outcome is clean."""
 
 from __future__ import annotations
 
