@@ -129,6 +129,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             seen.append(physical(cfg, default, pattern_phases))
             entries.append((f"trial {n}", n, cfg, False))
     rule_key = None if rule is None else physical(rule[1], default, pattern_phases)
+    cap = rounds  # the user's bound on rounds (objective.confirm)
     if max_runs is not None:
         k, rounds = run_plan(max_runs, len(entries) - 1, rounds,
                              lambda k: int(rule_key is not None and rule_key not in seen[:k + 1]))
@@ -187,9 +188,16 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         if final or (decision != "undecided" and not rule_open(vals, hs, winner, rule_i, maximize, aggregate, spent,
                                                                   matters)):
             break
+        if decision != "recommend":
+            continue  # undecided: every candidate that may still matter measures on
         # shown over the default, not yet over (or within ``matters`` of) the rule: the rounds go on for that
-        # question alone (the winner, the rule and the default)
-        active = [i in (0, best_i, rule_i) for i in range(len(entries))]
+        # question alone (the winner and the rule; the default's question is settled), on the runs left
+        active = [i in (best_i, rule_i) for i in range(len(entries))]
+        if max_runs is not None and seconds is None:
+            more = done + extra_rounds(max_runs - made[0], sum(active), cap - done,
+                                       ablation_reserve(entries[best_i][2], default, pattern_phases))
+            if more > rounds:
+                rounds, plan = more, [n for n in looks(more) if n > done]
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
         (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
@@ -215,6 +223,20 @@ def run_plan(max_runs: int, candidates: int, rounds: int,
     while k > 1 and max_runs // (k + 1 + extra(k)) < MIN_ROUNDS:
         k -= 1
     return k, max(0, min(rounds, max_runs // (k + 1 + extra(k))))
+
+
+def extra_rounds(runs_left: int, per_round: int, most: int, reserve: int = 0) -> int:
+    """Rounds of ``per_round`` runs that ``runs_left`` (less ``reserve``, kept for the ablation) pays for, at most
+    ``most``: once the default's question is settled, the confirmation's runs go to the rule's question."""
+    return max(0, min(most, (runs_left - reserve) // max(per_round, 1)))
+
+
+def ablation_reserve(winner: Config, default: Config, phases: Sequence[str]) -> int:
+    """The runs the ablation's shortest run needs for ``winner`` (``ABLATION_ROUNDS[0]`` rounds of it and of each
+    changed setting that can act reset to the default; none for a single setting, which is not ablated)."""
+    changed = {k: v for k, v in winner.items() if default.get(k) != v}
+    n = len(changed) - len(inert(changed, phases))
+    return ABLATION_ROUNDS[0] * (1 + n) if n > 1 else 0
 
 
 def _log_of(look: _Look) -> float:
