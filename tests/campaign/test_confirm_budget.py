@@ -37,7 +37,7 @@ def _campaign(tmp_path: Path, **over: Any) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("runs", "expected"), [(36, (3, 9)), (12, (3, 3)), (11, (2, 3)), (6, (1, 3)), (3, (1, 1)),
+@pytest.mark.parametrize(("runs", "expected"), [(36, (3, 9)), (12, (1, 6)), (11, (1, 5)), (6, (1, 3)), (3, (1, 1)),
                                                 (400, (3, 80))])
 def test_a_budget_of_runs_keeps_fewer_candidates_before_fewer_rounds(runs: int, expected: tuple[int, int]) -> None:
     assert run_plan(runs, 3, 80) == expected
@@ -164,3 +164,9 @@ def test_the_ablation_keeps_its_shortest_run_when_the_rounds_go_on() -> None:
     assert ablation_reserve(two, DEFAULT, ("write",)) == 9  # 3 rounds of the winner and of each setting reset
     assert ablation_reserve({**DEFAULT, "mpiio.cb_nodes": 4}, DEFAULT, ("write",)) == 0  # one setting: no ablation
     assert extra_rounds(20, 2, 80, 9) == 5 and extra_rounds(20, 2, 3) == 3 and extra_rounds(5, 2, 80, 9) == 0
+
+
+def test_a_runner_up_is_kept_only_while_every_candidate_gets_three_looks() -> None:
+    assert run_plan(24, 3, 80) == (3, 6) and run_plan(23, 3, 80) == (2, 7)  # 6 rounds of four; else 7 of three
+    assert run_plan(15, 3, 80, lambda k: 1) == (1, 5)  # with the rule beside them: the search's best alone
+    assert run_plan(12, 3, 3) == (3, 3)  # the user's 3 rounds: each candidate gets them all

@@ -65,6 +65,10 @@ WEIGHTS = (0.8, 0.1, 0.1)
 CONFIRM_BASE = 2_000_000  # run directories of the confirmation (trial numbers no study reaches)
 ABLATION_ROUNDS = (3, 12)  # the ablation runs as many rounds as the confirmation did, within these bounds
 MIN_ROUNDS = 3  # the first look (``autotune.measure.looks``): a budget of runs keeps fewer candidates, not fewer rounds
+# the rounds each candidate keeps before a runner-up is kept too: three looks (3, 4, 6). At 3 rounds the first look
+# is the last, on about 3 pairs (a trimmed mean's t interval with 2 degrees of freedom: t(0.99, 2) = 7); the search's
+# best then has the power a runner-up would only dilute, on a budget too small for both
+RUNNER_UP_ROUNDS = 6
 
 
 def physical(config: Config, default: Config, phases: Sequence[str]) -> Config:
@@ -217,10 +221,11 @@ def run_plan(max_runs: int, candidates: int, rounds: int,
              extra: Callable[[int], int] = lambda k: 0) -> tuple[int, int]:
     """(candidates, rounds at most) for a confirmation of at most ``max_runs`` runs: each round runs the default,
     every candidate and ``extra(k)`` comparators once (the best rule of thumb when it is not one of the first ``k``
-    candidates), so runners-up are left out (last first) until every one left gets ``MIN_ROUNDS`` rounds, then the
-    rounds are what the runs allow (never more than ``rounds``)."""
+    candidates), so runners-up are left out (last first) until every one left gets ``RUNNER_UP_ROUNDS`` rounds (the
+    search's best alone: what the runs allow, its first look at ``MIN_ROUNDS``), then the rounds are what the runs
+    allow (never more than ``rounds``)."""
     k = candidates
-    while k > 1 and max_runs // (k + 1 + extra(k)) < MIN_ROUNDS:
+    while k > 1 and max_runs // (k + 1 + extra(k)) < min(RUNNER_UP_ROUNDS, rounds):
         k -= 1
     return k, max(0, min(rounds, max_runs // (k + 1 + extra(k))))
 
