@@ -123,7 +123,8 @@ class LoopSteps:
                 put(b.config, rule_of_thumb=b.name)
         from autotune.optimize import initial_configs
 
-        for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
+        anchors = [b.config for b in thumbs] + ([rt.baseline] if rt.baseline is not None else [])
+        for config in initial_configs(self.c, rt.space, study, self.say, anchors):  # warm start, model's start
             if config not in [b.config for b in thumbs]:
                 put(config, initial=True)
 
