@@ -171,6 +171,7 @@ def test_a_real_local_campaign_ends_with_a_confirmation_and_exports_only_what_ma
     out = tmp_path / "out.txt"
     with out.open("w") as f:
         res = CampaignLoop(load_campaign(path), progress=False, out=f).run()
+    assert "confirmation" in res.study.user_attrs, f"stopped by {res.stopped_by}:\n{out.read_text()[-4000:]}"
     conf = res.study.user_attrs["confirmation"]
     assert conf["rounds"] == 3 and conf["candidates"][0]["label"] == "default"
     assert all(len(c["values"]) == 3 for c in conf["candidates"])
