@@ -97,9 +97,9 @@ def _say_private(c: Any) -> None:
 
 
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime
-    from autotune.hints import render
-    from autotune.service import Policy, do_ask
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.hints import render  # lazy: Optuna stack, fast --help
+    from autotune.service import Policy, do_ask  # lazy: Optuna stack, fast --help
 
     c = load(store_args(args))
     _say_private(c)
@@ -123,8 +123,8 @@ def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime  # lazy: Optuna stack, not for --help
-    from autotune.service import do_tell, job_report, parse_ref  # lazy: Optuna stack, not for --help
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.service import do_tell, job_report, parse_ref  # lazy: Optuna stack, fast --help
 
     ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
     c = load(store_args(args))
@@ -163,9 +163,9 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def _hints(args: argparse.Namespace) -> int:
-    from autotune.campaign import Runtime
-    from autotune.hints import flavour_problem, render
-    from autotune.service import StoreUnavailable, do_hints
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
+    from autotune.service import StoreUnavailable, do_hints  # lazy: Optuna stack, fast --help
 
     if not _is_campaign_file(args.campaign):
         return _app_hints(args)
@@ -192,15 +192,14 @@ def _is_campaign_file(name: str) -> bool:
 
 def _app_hints(args: argparse.Namespace) -> int:
     """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
-    from autotune.hints import flavour_problem, render
-    from autotune.service import StoreUnavailable, app_hints, bounded
+    from autotune.campaign import make_storage  # lazy: Optuna stack, fast --help
+    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
+    from autotune.service import StoreUnavailable, app_hints, bounded  # lazy: Optuna stack, fast --help
 
     storage = store_args(args).storage
     if not storage:
         return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or ${STORAGE_ENV})")
     try:
-        from autotune.campaign import make_storage
-
         found = bounded(lambda: app_hints(make_storage(storage, fast=True), args.campaign, args.system),
                         _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:

@@ -18,6 +18,8 @@ import hashlib
 import os
 import socket
 import stat
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,10 +44,10 @@ def register_store(sub: Any) -> None:
 
 def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     """Campaigns and jobs then use the ``--storage`` URL it prints (``grpc+unix://...`` or ``grpc://HOST:PORT``)."""
-    import optuna  # heavy: only when serving
+    import optuna  # lazy: Optuna, fast --help
 
-    from autotune._storage import SOCKET_SUFFIX, grpc_unix_url
-    from autotune.campaign import make_storage
+    from autotune._storage import SOCKET_SUFFIX, grpc_unix_url  # lazy: Optuna, fast --help
+    from autotune.campaign import make_storage  # lazy: Optuna stack, fast --help
 
     if args.storage.startswith(("grpc://", "grpc+unix://")):
         raise ConfigError("--storage: give the database URL, not another proxy")
@@ -77,12 +79,11 @@ def cmd_store_serve(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 def _socket_path(socket_dir: str | None, storage: str) -> tuple[Path, str]:
     """The socket to serve on (``NAME:0``: Optuna addresses its proxy as HOST:PORT, and gRPC's ``unix:`` address
     takes the whole text as the path) and who can reach it; a directory others could tamper with is refused."""
-    from autotune._storage import SOCKET_SUFFIX
+    from autotune._storage import SOCKET_SUFFIX  # lazy: Optuna, fast --help
+    from autotune.service import cache_root, private_dir  # lazy: Optuna stack, fast --help
 
     name = hashlib.sha256(storage.encode()).hexdigest()[:12] + SOCKET_SUFFIX
     if socket_dir is None:
-        from autotune.service import cache_root, private_dir
-
         d = private_dir(cache_root() / "store")
         d.chmod(0o700)  # an older, looser directory too
         who = "you only (a Unix socket on this machine, in a 0700 directory)"
@@ -134,9 +135,6 @@ def _refuse_live(path: Path) -> None:
 
 def _restrict_when_made(path: Path, mode: int) -> None:
     """Set the socket's mode as soon as gRPC has made it (in a thread: the server blocks until stopped)."""
-    import threading
-    import time
-
     def wait() -> None:
         for _ in range(600):
             if path.is_socket():

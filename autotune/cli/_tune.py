@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from autotune.cli._common import add_tune_overrides, load, warn_stack
+from autotune.execute import run_with_executor
+from autotune.tracking import campaign_tracker
 
 
 def register(sub: Any) -> None:
@@ -21,10 +23,10 @@ def register(sub: Any) -> None:
 
 
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import Runtime
+    from autotune.campaign import Runtime, nothing_left_on_failure  # lazy: Optuna stack, fast --help
 
     if args.notify is not None:  # checked before hours of trials, not at their end
-        from autotune.report import check_notify
+        from autotune.report import check_notify  # lazy: matplotlib (optional), fast --help
 
         check_notify(args.notify)
     c = load(args)
@@ -32,16 +34,12 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
     warn_stack(rt)  # --dry-run too: it refuses where the real run would
     if args.dry_run:
         return _dry_run(rt, c.budget.trials)
-    from autotune.campaign import nothing_left_on_failure
-
     with nothing_left_on_failure(c.workdir):  # a refused store or bad input leaves no work directory behind
         return _tune(c, rt, args, argv)
 
 
 def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import prepare_stores, summary_text
-    from autotune.execute import run_with_executor
-    from autotune.tracking import campaign_tracker
+    from autotune.campaign import prepare_stores, summary_text  # lazy: Optuna stack, fast --help
 
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = campaign_tracker(c.tracking, experiment=c.name, uri=c.tracking_uri, workdir=c.workdir)
@@ -56,7 +54,7 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     if tracker is not None and tracker.name == "mlflow":
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
     if args.notify:  # the notification hook (autotune.report.notify)
-        from autotune.report import notify
+        from autotune.report import notify  # lazy: matplotlib (optional), fast --help
 
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
@@ -72,7 +70,7 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
 
 def _dry_run(rt: Any, trials: int | None) -> int:
     """Print what the first trials of the real run will run (``campaign.dry_run`` writes each to a file)."""
-    from autotune.campaign import dry_run  # lazy: Optuna stack, not for --help
+    from autotune.campaign import dry_run  # lazy: Optuna stack, fast --help
 
     dry = dry_run(rt, trials)
     print(dry.text, end="")
