@@ -17,7 +17,7 @@ import pytest
 from autotune.cli import main
 from autotune.cli._store import _socket_path
 from autotune.errors import ConfigError
-from autotune.testing._misbehave import write_campaign
+from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'
 NOBODY = 65534
@@ -85,7 +85,7 @@ def test_the_owner_asks_through_the_socket_and_another_user_cannot_connect(tmp_p
         while not (sock.is_socket() and _mode(sock) == 0o600) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _mode(sock) == 0o600 and _mode(sock.parent) == 0o700
-        campaign = write_campaign(tmp_path, APP)
+        campaign = script_campaign(tmp_path, APP)
         asked = subprocess.run([sys.executable, "-m", "autotune.cli", "ask", str(campaign), "--storage", url[1],
                                 "--timeout", "300s"], capture_output=True, text=True, env=env, timeout=300)
         assert asked.returncode == 0 and "AUTOTUNE_CONFIG_SOURCE=default" in asked.stdout, asked.stderr
