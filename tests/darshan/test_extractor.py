@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from autotune.launch import RunResult
-from autotune.measure import get_extractor
-from autotune.measure._darshan import log_metrics
+from autotune.measure import get_extractor, log_metrics
 
 from .conftest import PACKAGE, darshan
 

@@ -13,7 +13,7 @@ import yaml
 from autotune._paths import find_named
 from autotune._yaml import MAX_VALUES, parse_yaml
 from autotune.errors import ConfigError
-from autotune.space._expr import Expr
+from autotune.space import Expr
 from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 BOUND_S = 10.0  # every case here is refused in well under a second on an idle machine

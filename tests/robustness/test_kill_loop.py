@@ -14,9 +14,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from autotune.campaign import load_campaign
+from autotune.campaign import load_campaign, ran_trials
 from autotune.campaign.file._names import data_dir_re
-from autotune.campaign.study._study import ran_trials
 from autotune.testing import kill_9_repeatedly, kill_all, processes_with, script_campaign
 
 # Sleeps a random moment, sometimes leaves a detached daemon behind, writes into its data directory.

@@ -11,7 +11,7 @@ import pytest
 
 from autotune._safefile import check_no_links, make_dirs, replace_file, write_file
 from autotune.errors import ConfigError
-from autotune.launch._process import run_process
+from autotune.launch import run_process
 from autotune.launch._tree import write_record
 from autotune.testing import script_campaign
 

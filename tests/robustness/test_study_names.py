@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from autotune import trialrecord
-from autotune.campaign import load_campaign
+from autotune.campaign import CampaignLoop, load_campaign
 from autotune.campaign.file._names import REMEASURE_BASE, check_study_name, clean_stale_data, data_dir_name
-from autotune.campaign.run._loop import CampaignLoop
 from autotune.errors import ConfigError
 from autotune.testing import GOOD_APP, script_campaign
 

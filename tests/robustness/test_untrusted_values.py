@@ -19,7 +19,7 @@ from autotune.campaign import Runtime, load_campaign
 from autotune.errors import ConfigError
 from autotune.service._fallback import cache_path, recall, remember
 from autotune.service._spool import pending, spool, spool_dir
-from autotune.space._expr import Expr
+from autotune.space import Expr
 from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'
