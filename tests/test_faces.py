@@ -19,7 +19,6 @@ KNOWN = {  # (test file, private module) pairs that predate the rule, each to be
     ("darshan/test_extractor.py", "autotune.measure._darshanfile"),
     ("hints/test_bb_default.py", "autotune.model._scenarios"),
     ("hints/test_openmpi.py", "autotune.launch._jobscript"),
-    ("hints/test_relevance.py", "autotune.service._hints"),
     ("robustness/test_edges.py", "autotune.campaign.study._stores"),
     ("launch/test_contracts.py", "autotune.model._scenarios"),
     ("report/test_model_compare.py", "autotune.model._scenarios"),
