@@ -38,7 +38,7 @@ from autotune.campaign.study._study import (
 )
 from autotune.campaign.verify._baseline import baseline_config
 from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
-from autotune.campaign.verify._dryrun import Proposal, dry_run_confirmation_lines, proposals
+from autotune.campaign.verify._dryrun import DryRun, Proposal, dry_run, dry_run_confirmation_lines, proposals
 from autotune.campaign.verify._preflight import pending_lines, preflight
 from autotune.campaign.verify._recommend import recommended_config, shown_not_in_effect
 from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
@@ -52,6 +52,7 @@ __all__ = [
     "CostObjective",
     "CostParts",
     "Counts",
+    "DryRun",
     "LoopResult",
     "Objective",
     "Point",
@@ -69,6 +70,7 @@ __all__ = [
     "confirmation_lines",
     "counts",
     "default_trial",
+    "dry_run",
     "dry_run_confirmation_lines",
     "fit_campaigns",
     "fmt_value",

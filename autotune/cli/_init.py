@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.darshan import campaign_from_log
+    from autotune.darshan import campaign_from_log  # lazy: Optuna stack, fast --help
 
     if args.nodes is not None and args.nodes < 1:
         raise ConfigError(f"--nodes: {args.nodes} must be >= 1")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.errors import ConfigError
+from autotune.execute import raysubmit
 
 FINAL = {"SUCCEEDED", "FAILED", "STOPPED"}
 
@@ -31,8 +32,6 @@ def register(sub: Any) -> None:
 
 
 def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.execute import raysubmit
-
     if args.status:
         print(raysubmit.status(args.address, args.status))
         return 0

@@ -110,8 +110,7 @@ def test_the_written_campaign_names_the_aggregate_auto_resolves_to() -> None:
 def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
     import yaml
 
-    from autotune.campaign import parse_campaign
-    from autotune.campaign.verify._baseline import baseline_config
+    from autotune.campaign import baseline_config, parse_campaign
 
     c = parse_campaign(yaml.safe_load(init.text), Path.cwd())
     space = c.space.bind(c.system, c.fs, c.app.pattern)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune.campaign import load_campaign
-from autotune.launch._replay import Recording
+from autotune.launch import Recording
 from experiments.evaluation import lustre_curves, lustre_scale
 
 SWEEPS = Path(lustre_curves.__file__).resolve().parent / "sweeps"

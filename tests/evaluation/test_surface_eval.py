@@ -117,5 +117,5 @@ def test_the_harness_launcher_passes_the_launcher_contract(tmp_path: Path) -> No
     from tests.contracts.examples import EXAMPLES
 
     _, good, bad = EXAMPLES[("launcher", "model")][0](tmp_path)
-    make = lambda: get_launcher("variant")({"variant": "aggregator-contention"})  # noqa: E731
+    make = lambda: get_launcher("variant", {"variant": "aggregator-contention"})  # noqa: E731
     check_entry(LAUNCHERS, "variant", (make, good, bad), tmp_path)

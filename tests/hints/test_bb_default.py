@@ -6,11 +6,9 @@ import pytest
 
 from autotune.hints import resolve
 from autotune.model import _scenarios as scenarios
-from autotune.model import settings_in_effect
-from autotune.model._constants import constants_for
+from autotune.model import constants_for, settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.space import load_space
-from autotune.space._bound import aggregators
+from autotune.space import aggregators, load_space
 
 
 @pytest.mark.parametrize("phases", [("write",), ("read", "write", "write"), ("read",)])

@@ -14,8 +14,7 @@ from autotune.model._lustre import lock_cost, lock_switches
 from autotune.model._mpiio import exchange_time
 from autotune.model._settings import settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.systems import SystemProfile
-from autotune.systems._pfl import effective_stripe_count, parse_pfl
+from autotune.systems import SystemProfile, effective_stripe_count, parse_pfl
 
 MIB = 1 << 20
 SYSTEMS = (("theta", "projects"), ("shaheen2", "scratch"), ("cori", "scratch"), ("cori", "bb"), ("shaheen2", "bb"),

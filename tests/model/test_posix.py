@@ -6,7 +6,7 @@ import pytest
 
 from autotune.model import _scenarios as scenarios
 from autotune.model import constants_for, predict
-from autotune.optimize._prior import model_ranked
+from autotune.optimize import model_ranked
 from autotune.pattern import IOPattern
 from autotune.space import load_space
 
