@@ -14,12 +14,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
 from autotune._extras import require
+from autotune._paths import available
 from autotune._registry import Option
+from autotune.campaign import Runtime, run_trial
 from autotune.errors import ConfigError
 from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource
+from autotune.execute._parallel import ParallelLoop
+from autotune.systems import load_system
 
 if TYPE_CHECKING:
-    from autotune.campaign import Campaign, LoopResult, Runtime, TrialOutcome
+    from autotune.campaign import Campaign, LoopResult, TrialOutcome
     from autotune.tracking import BaseTracker
 
 T = TypeVar("T")
@@ -48,8 +52,6 @@ def loopback_only() -> None:
 def _trial_task(c: Campaign, number: int, config: dict[str, Any], is_default: bool, retry_of: int | None,
                 incumbent: float | None) -> TrialOutcome:
     """One trial on a Ray worker (the Runtime is built once per worker and campaign)."""
-    from autotune.campaign import Runtime, run_trial  # lazy: keeps Optuna out of `autotune ask`'s parser
-
     key = f"{c.name}|{c.study}|{c.storage}|{c.source}"
     rt = _RUNTIMES.get(key)
     if rt is None:
@@ -65,9 +67,6 @@ def _apply(fn: Callable[[Any], Any], item: Any) -> Any:
 
 def local_resources() -> dict[str, float]:
     """One capacity-1 resource per file system of every known system profile."""
-    from autotune._paths import available  # lazy: keeps `autotune ask`'s parser light
-    from autotune.systems import load_system  # lazy: keeps `autotune ask`'s parser light
-
     out: dict[str, float] = {}
     for name in available("search_spaces/systems"):
         try:
@@ -139,8 +138,6 @@ class RayExecutor(BaseExecutor):
     def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
                      command_line: str = "", out: TextIO | None = None) -> LoopResult:
         import ray  # lazy: optional Ray
-
-        from autotune.execute._parallel import ParallelLoop  # lazy: keeps Optuna out of `autotune ask`'s parser
 
         res = campaign_resource(c)
         self.start([res] if res else [])
