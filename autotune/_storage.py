@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import re
+import socket
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.storages._rdb import storage as rdb_storage
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _storelock, trialrecord
@@ -76,8 +79,6 @@ class _DeferredVersionManager:
 
     def __getattr__(self, name: str) -> Any:
         if self._real is None:
-            from optuna.storages._rdb import storage as rdb_storage
-
             self._real = rdb_storage._VersionManager(*self._args)  # the real one, and its set-up, on first use
         return getattr(self._real, name)
 
@@ -86,8 +87,7 @@ def _set_up_already(url: str, kwargs: dict[str, Any]) -> optuna.storages.RDBStor
     """An RDBStorage on a store whose schema is set up: no table creation, no version check, no alembic
     import; one query (the alembic stamp) proves the tables are there, on the connection the storage keeps
     in its pool. Raises when they are not (the caller then takes the usual path)."""
-    from optuna.storages._rdb import storage as rdb_storage
-    from sqlalchemy import text
+    from sqlalchemy import text  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     with _PATCH:  # Optuna's constructor builds its version manager by module name: swapped for this call only
         real, rdb_storage._VersionManager = rdb_storage._VersionManager, _DeferredVersionManager  # type: ignore[misc,assignment]
@@ -123,8 +123,8 @@ def _full(url: str, kwargs: dict[str, Any]) -> optuna.storages.RDBStorage:
 
 def _schema_ready(url: str) -> bool:
     """True when Optuna's schema is already stamped: then no lock is needed (a fresh store takes one)."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.pool import NullPool
+    from sqlalchemy import create_engine, text  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
+    from sqlalchemy.pool import NullPool  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     try:
         engine = create_engine(url, poolclass=NullPool, **engine_kwargs(url))
@@ -152,13 +152,9 @@ def _schema_ready(url: str) -> bool:
 def _grpc_proxy(url: str) -> optuna.storages.BaseStorage:
     """``grpc://HOST:PORT``: Optuna's gRPC storage proxy (``autotune store serve``), for compute nodes
     that may not reach the database itself."""
-    import re
-
     m = re.fullmatch(r"grpc://([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})/?", url)
     if not m or not 0 < int(m[2]) < 65536:
         raise ConfigError(f"storage: {url!r} is not grpc://HOST:PORT")
-    import socket
-
     host, port = m[1].strip("[]"), int(m[2])
     try:  # a stopped proxy refuses at once: said at once, not after the readiness wait
         socket.create_connection((host, port), timeout=_storelock.CONNECT_S).close()
@@ -187,8 +183,6 @@ def grpc_unix_url(path: Path) -> str:
 def _grpc_unix_proxy(url: str) -> optuna.storages.BaseStorage:
     """``grpc+unix:///PATH``: the proxy on a Unix socket of this machine; who may connect is the socket's
     directory's business (unix(7)). A socket that refuses (no server, no permission) is said at once."""
-    import socket
-
     path = url[len("grpc+unix://"):]
     if not path.startswith("/") or not path.endswith(SOCKET_SUFFIX):
         raise ConfigError(f"storage: {url!r} is not grpc+unix:///PATH{SOCKET_SUFFIX} as `autotune store serve` prints it")

@@ -62,7 +62,7 @@ def sqlite_path(url: str) -> Path | None:
     """The database file of a ``sqlite:///`` URL, or None (``:memory:``, other schemes)."""
     if not url.startswith("sqlite:"):
         return None
-    from sqlalchemy.engine import make_url
+    from sqlalchemy.engine import make_url  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     db = make_url(url).database
     if not db or db == ":memory:" or db.startswith("file:"):
@@ -112,8 +112,8 @@ def _file_lock(lock: Path, url: str, wait: float) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _pg_lock(url: str, name: str, wait: float) -> Iterator[None]:
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.pool import NullPool
+    from sqlalchemy import create_engine, text  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
+    from sqlalchemy.pool import NullPool  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     key = advisory_key(name)
     try:

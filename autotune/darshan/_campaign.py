@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from autotune.campaign import baseline_config, parse_campaign, unreachable
 from autotune.darshan._diagnose import Finding, diagnose, measured_and_predicted
 from autotune.darshan._log import JobLog, read_log
 from autotune.darshan._output import DATA, data_path, move_outputs, refuse_in_place, refuse_unnamed
@@ -178,8 +179,6 @@ def campaign_from_log(log_path: str | Path, system: str | None = None, nodes: in
                       command: list[str] | None = None, model: bool = False, name: str | None = None,
                       trials: int = 30) -> CampaignFromLog:
     """Read the log, derive the pattern, choose the target, write the campaign text and diagnose it."""
-    from autotune.campaign import baseline_config, parse_campaign, unreachable
-
     log = read_log(log_path)
     d = derive(log, nodes, known_paths(system))
     campaign_name = name or _name(log)

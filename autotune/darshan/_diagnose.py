@@ -15,7 +15,7 @@ from typing import Any
 from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import BINS, Derived, histogram
 from autotune.optimize import model_metric, model_ranked
-from autotune.space import BoundSpace, Config
+from autotune.space import BoundSpace, Config, aggregators
 from autotune.tiers import LUSTRE
 from autotune.units import format_size
 
@@ -167,8 +167,6 @@ def diagnose(d: Derived, nprocs: int, space: BoundSpace, job: Config, metric: st
                            _active(space, "lustre.stripe_count", "lustre.stripe_size", "mpiio.cb_nodes"),
                            {"lustre.stripe_count": best} if best != count else {}, gain))
     if p["io_mode"] == "collective" and _active(space, "mpiio.cb_nodes"):
-        from autotune.space import aggregators
-
         now = aggregators(space.system, space.fs, space.pattern, job)
         best, gain = _best_of(space, metric, job, "mpiio.cb_nodes")
         if best is not None and gain is not None and gain >= MIN_GAIN:

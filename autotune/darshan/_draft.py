@@ -19,6 +19,7 @@ import yaml
 from autotune.darshan._log import JobLog
 from autotune.darshan._pattern import Derived
 from autotune.errors import ConfigError
+from autotune.space import load_space
 from autotune.systems import SystemProfile, parse_system
 from autotune.tiers import DATAWARP, LUSTRE, POSIX, TIERS, Tier, by_mount_type
 from autotune.units import format_size
@@ -166,8 +167,6 @@ def _lustre(w: _Writer, log: JobLog, d: Derived, mount: str) -> str:
 
 def _searchable(name: str, value: int) -> bool:
     """Whether the Lustre search space can hold ``value`` of ``name`` (bounds that need a target: yes)."""
-    from autotune.space import load_space
-
     spec = next((p for p in load_space(SPACE_FOR_KIND[LUSTRE.name]).params if p.name == name), None)
     if spec is None:
         return True

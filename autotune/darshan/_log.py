@@ -72,7 +72,7 @@ def read_log(path: str | Path, require_data: bool = True) -> JobLog:
     if problem:
         raise ConfigError(f"darshan log {str(p)!r}: {problem}; {WHAT_TO_DO}")
     try:
-        import darshan  # noqa: F401 - only whether it is installed
+        import darshan  # noqa: F401  # lazy: optional PyDarshan (only whether it is installed)
     except ImportError:
         raise ConfigError("reading Darshan logs needs PyDarshan: pip install 'autotune[darshan]'") from None
     try:
@@ -131,7 +131,7 @@ def _detail(exc: Exception) -> str:
 
 def _read(p: Path) -> JobLog:
     """The log's job facts, mounts and module frames (optional modules that fail are listed in ``skipped``)."""
-    import darshan
+    import darshan  # lazy: optional PyDarshan
 
     try:
         report = darshan.DarshanReport(str(p), read_all=False)

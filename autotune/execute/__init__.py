@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from autotune.execute._base import (
@@ -13,12 +14,25 @@ from autotune.execute._base import (
     get_executor,
     make_executor,
 )
-from autotune.execute._ray import RayExecutor, local_resources
-from autotune.execute._serial import SerialExecutor
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign, LoopResult, Runtime
+    from autotune.execute._ray import RayExecutor, local_resources
+    from autotune.execute._serial import SerialExecutor
     from autotune.tracking import BaseTracker
+
+# The executors load the campaign (and with it Optuna and NumPy): imported on first use, as EXECUTORS loads them,
+# so that listing their names (the CLI parser of every command, `autotune ask` included) stays light.
+_LAZY = {"RayExecutor": ("autotune.execute._ray", "RayExecutor"),
+         "local_resources": ("autotune.execute._ray", "local_resources"),
+         "SerialExecutor": ("autotune.execute._serial", "SerialExecutor")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_with_executor(c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,

@@ -14,12 +14,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
 from autotune._extras import require
+from autotune._paths import available
 from autotune._registry import Option
+from autotune.campaign import Runtime, run_trial
 from autotune.errors import ConfigError
 from autotune.execute._base import BaseExecutor, campaign_resource, fs_resource
+from autotune.execute._parallel import ParallelLoop
+from autotune.systems import load_system
 
 if TYPE_CHECKING:
-    from autotune.campaign import Campaign, LoopResult, Runtime, TrialOutcome
+    from autotune.campaign import Campaign, LoopResult, TrialOutcome
     from autotune.tracking import BaseTracker
 
 T = TypeVar("T")
@@ -48,8 +52,6 @@ def loopback_only() -> None:
 def _trial_task(c: Campaign, number: int, config: dict[str, Any], is_default: bool, retry_of: int | None,
                 incumbent: float | None) -> TrialOutcome:
     """One trial on a Ray worker (the Runtime is built once per worker and campaign)."""
-    from autotune.campaign import Runtime, run_trial
-
     key = f"{c.name}|{c.study}|{c.storage}|{c.source}"
     rt = _RUNTIMES.get(key)
     if rt is None:
@@ -65,9 +67,6 @@ def _apply(fn: Callable[[Any], Any], item: Any) -> Any:
 
 def local_resources() -> dict[str, float]:
     """One capacity-1 resource per file system of every known system profile."""
-    from autotune._paths import available
-    from autotune.systems import load_system
-
     out: dict[str, float] = {}
     for name in available("search_spaces/systems"):
         try:
@@ -130,7 +129,7 @@ class RayExecutor(BaseExecutor):
 
     def close(self) -> None:
         if self._started:
-            import ray
+            import ray  # lazy: optional Ray
 
             ray.shutdown()
             self._started = False
@@ -138,9 +137,7 @@ class RayExecutor(BaseExecutor):
     # --- one campaign, parallel trials -----------------------------------------------------------
     def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
                      command_line: str = "", out: TextIO | None = None) -> LoopResult:
-        import ray
-
-        from autotune.execute._parallel import ParallelLoop
+        import ray  # lazy: optional Ray
 
         res = campaign_resource(c)
         self.start([res] if res else [])
@@ -164,7 +161,7 @@ class RayExecutor(BaseExecutor):
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,
             progress: Callable[[int, int], None] | None = None,
             on_result: Callable[[int, R], None] | None = None) -> list[R]:
-        import ray
+        import ray  # lazy: optional Ray
 
         needed = [r for r in (resources or []) if r]
         self.start(sorted(set(needed)))

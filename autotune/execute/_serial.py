@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
+from autotune.campaign import CampaignLoop
 from autotune.execute._base import BaseExecutor
 
 if TYPE_CHECKING:
@@ -22,8 +23,6 @@ class SerialExecutor(BaseExecutor):
 
     def run_campaign(self, c: Campaign, rt: Runtime | None = None, *, tracker: BaseTracker | None = None,
                      command_line: str = "", out: TextIO | None = None) -> LoopResult:
-        from autotune.campaign import CampaignLoop
-
         return CampaignLoop(c, runtime=rt, tracker=tracker, command_line=command_line, out=out).run()
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, resources: Sequence[str | None] | None = None,

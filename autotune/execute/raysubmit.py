@@ -21,7 +21,7 @@ SUBMISSION_RE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 def client(address: str) -> Any:
     """A ``JobSubmissionClient`` for ``address`` (the dashboard's http://HOST:PORT); one line on failure."""
     try:
-        from ray.job_submission import JobSubmissionClient
+        from ray.job_submission import JobSubmissionClient  # lazy: optional Ray
     except ImportError:
         raise ConfigError("autotune submit needs Ray's job client: pip install 'autotune[ray]'") from None
     try:

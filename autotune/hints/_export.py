@@ -10,6 +10,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from autotune._registry import NOT_ONE_OF, Plugin, Registry
+from autotune.hints._dialects import (
+    directory_lines,
+    dw_lines,
+    h5py_snippet,
+    hint_lines,
+    job_lines,
+    mpich_export,
+    ompi_text,
+    romio_hints_file,
+)
 
 if TYPE_CHECKING:
     from autotune.hints._settings import Settings
@@ -49,8 +59,6 @@ class Mpich(Dialect):
     what = "export MPICH_MPIIO_HINTS=... (Cray MPICH)"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import mpich_export
-
         return mpich_export(settings.info, target.patterns) or "# no MPI-IO hints: keep the defaults"
 
 
@@ -59,8 +67,6 @@ class Romio(Dialect):
     what = "a ROMIO_HINTS file"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import romio_hints_file
-
         if target.mpi_flavour == "openmpi" and settings.config.get("ompi.io", "ompio") == "ompio" and settings.info:
             pairs = ", ".join(f"{k}={v}" for k, v in sorted(settings.info.items()))
             return f"# OMPIO reads no ROMIO hints file: give these to the application's MPI_File_open as MPI_Info: {pairs}\n"
@@ -72,8 +78,6 @@ class OpenMpiMca(Dialect):
     what = "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import ompi_text
-
         return ompi_text(settings, target.romio_file)
 
 
@@ -82,8 +86,6 @@ class LustreDirectory(Dialect):
     what = "lfs setstripe (Lustre) or lfs project (RW-PCC) on the output directory"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import directory_lines
-
         return "\n".join(directory_lines(settings, target.path, guard=False)) or "# not a Lustre target: no striping"
 
 
@@ -92,8 +94,6 @@ class BurstBufferDirectives(Dialect):
     what = "#DW jobdw lines"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import dw_lines
-
         return "\n".join(dw_lines(settings)) or "# not a DataWarp or Rabbit target: no #DW lines"
 
 
@@ -102,8 +102,6 @@ class Job(Dialect):
     what = "every job-script line for the target (#SBATCH, #DW, lfs, the MPI's hints)"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import hint_lines, job_lines
-
         lines = job_lines(settings, target.path) + hint_lines(settings, target.mpi_flavour, target.patterns,
                                                                target.romio_file)
         return "\n".join(lines) or "# defaults: nothing to set"
@@ -114,8 +112,6 @@ class H5py(Dialect):
     what = "an h5py.File snippet"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import h5py_snippet
-
         return h5py_snippet(settings)
 
 
@@ -124,8 +120,6 @@ class Env(Dialect):
     what = "shell lines for the system's MPI (and the output directory's striping)"
 
     def render(self, settings: Settings, target: ExportDestination) -> str:
-        from autotune.hints._dialects import directory_lines, hint_lines
-
         lines = hint_lines(settings, target.mpi_flavour, target.patterns, target.romio_file)
         return "\n".join(lines + directory_lines(settings, target.path)) or "# defaults: nothing to set"
 

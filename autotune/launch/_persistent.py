@@ -24,6 +24,7 @@ from typing import Any
 from autotune._safefile import replace_file
 from autotune._yaml import check_keys, expect
 from autotune.errors import AutotuneError, ConfigError
+from autotune.launch import _slurmctl as ctl
 from autotune.launch._jobscript import _SAFE_PATH, JobTemplate, safe_word, slurm_time
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
 from autotune.tiers import DATAWARP
@@ -118,8 +119,6 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _submit(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str:
     """Write and submit one set-up/tear-down job; its id."""
-    from autotune.launch import _slurmctl as ctl
-
     job_dir.mkdir(parents=True, exist_ok=True)
     path = job_dir / f"{name}.sh"
     replace_file(path, text, mode=0o750)
@@ -132,8 +131,6 @@ def _submit(text: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> 
 
 def _wait(job_id: str, job_dir: Path, name: str, options: Mapping[str, Any]) -> str:
     """Wait for a set-up/tear-down job; its id, or AutotuneError when it did not complete."""
-    from autotune.launch import _slurmctl as ctl
-
     try:
         info, _ = ctl.wait(job_id, 300.0, float(options.get("grace", 30.0)), float(options.get("poll_interval", 0.5)))
     except ctl.SlurmError as exc:

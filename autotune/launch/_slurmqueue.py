@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -179,11 +181,6 @@ def describe_pending(run_dir: Path, now: float | None = None) -> str | None:
 def preflight_job(args: Sequence[str], script: str | None, what: str) -> str:
     """``sbatch --test-only`` on ``script`` (None: ``args`` carry ``--wrap``): Slurm's start estimate, or a
     one-line ConfigError with the scheduler's own words and what to change in the campaign."""
-    import shutil
-    import tempfile
-
-    from autotune.errors import ConfigError
-
     if shutil.which("sbatch") is None:
         raise ConfigError(f"launcher: sbatch is not on PATH here, so Slurm cannot be asked about {what} "
                           "(run on a Slurm submit host, or use launcher: local/model)")

@@ -81,7 +81,7 @@ def log_metrics(path: str | Path) -> dict[str, float]:
     if problem:
         raise ValueError(f"{p.name}: {problem}")
     try:
-        import darshan  # noqa: F401 - only whether it is installed
+        import darshan  # noqa: F401  # lazy: optional PyDarshan (only whether it is installed)
     except ImportError:
         raise ValueError("reading Darshan logs needs PyDarshan: pip install 'autotune[darshan]'") from None
     with plain_copy(p) as plain:
@@ -105,8 +105,8 @@ def log_metrics(path: str | Path) -> dict[str, float]:
 
 def _metrics(p: Path) -> dict[str, float]:
     """``log_metrics``'s reading (in the child): ValueError when the log has no POSIX or MPI-IO bytes."""
-    import darshan
-    from darshan.backend.cffi_backend import accumulate_records
+    import darshan  # lazy: optional PyDarshan
+    from darshan.backend.cffi_backend import accumulate_records  # lazy: optional PyDarshan
 
     report = darshan.DarshanReport(str(p), read_all=False)
     nprocs = int(report.metadata["job"]["nprocs"])

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import faulthandler
 import gzip
 import lzma
 import multiprocessing as mp
+import os
+import pickle
 import signal
 import tempfile
 from collections.abc import Callable, Iterator
@@ -135,10 +138,6 @@ def in_child(fn: Callable[[Path], Any], path: Path, deadline: float | None = Non
 
 def _child(fn: Callable[[Path], Any], path: Path, conn: Any, err_fd: int) -> None:
     """The child's side: stderr into ``err_fd``, ``fn``'s result (or its exception) to ``conn``."""
-    import faulthandler
-    import os
-    import pickle
-
     faulthandler.disable()                  # a crash is reported by the parent, not dumped on the user's terminal
     os.environ["LIBC_FATAL_STDERR_"] = "1"  # glibc's abort messages to stderr (kept), not to /dev/tty
     os.dup2(err_fd, 2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import difflib
 import json
 import re
 import time
@@ -186,8 +187,6 @@ def _line_of(text: str, pos: int) -> str:
 
 def explain_no_match(pattern: str, text: str) -> str:
     """``; closest line: '...'`` (the output line most like the pattern) or ``; the output is empty``."""
-    import difflib
-
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return "; the output is empty"

@@ -6,6 +6,7 @@
 to measured runs. See docs/model.md.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from autotune.model._calibrate import calibrate
@@ -37,8 +38,6 @@ _LAZY = {"crossval_report": ("autotune.model._crossval", "report"),
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,6 +35,8 @@ import numpy as np
 from optuna.trial import FrozenTrial
 
 from autotune import trialrecord
+from autotune.errors import AutotuneError
+from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, MeasuredRun, constants_for, fit_constants, predicted
 from autotune.optimize._adaptive import DEFAULT_MARGIN
 from autotune.optimize._prior import MAX_CANDIDATES, candidates, coordinate_ascent, model_metric, model_ranked
 from autotune.optimize._start import informative
@@ -119,8 +121,6 @@ class ModelArm:
     _credit: float = 0.0
 
     def __post_init__(self) -> None:
-        from autotune.model import FIT_NAMES, constants_for
-
         self.start = self.start if self.start is not None else constants_for(self.space.system, self.space.fs)
         self.constants = self.start
         self.names = self.names or FIT_NAMES.get(self.space.fs.kind, ())
@@ -159,8 +159,6 @@ class ModelArm:
         return True
 
     def _runs(self, done: Sequence[FrozenTrial]) -> list[Any]:
-        from autotune.model import MeasuredRun
-
         ok = [t for t in done if t.value is not None and math.isfinite(t.value) and t.value > 0]
         if len(ok) > MAX_RUNS:
             best = sorted(ok, key=lambda t: float(t.value), reverse=self.maximize)[:MAX_RUNS // 2]  # type: ignore[arg-type]
@@ -173,9 +171,6 @@ class ModelArm:
                 for t in ok]
 
     def _refit(self, runs: list[Any]) -> None:
-        from autotune.errors import AutotuneError
-        from autotune.model import PRIOR_WEIGHT, SPAN, fit_constants, predicted
-
         if self.names:
             # a fit that fails keeps the constants in force
             with contextlib.suppress(AutotuneError, ValueError, np.linalg.LinAlgError):

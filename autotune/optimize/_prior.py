@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
+from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
 
+from autotune.errors import AutotuneError, ConfigError
+from autotune.model import constants_for, predict
 from autotune.space import BoundSpace, Config
 
 MAX_CANDIDATES = 4000
@@ -15,9 +18,6 @@ MAX_CANDIDATES = 4000
 
 def model_metric(space: BoundSpace, config: Mapping[str, Any], metric: str, constants: Any = None) -> float | None:
     """The noiseless model's value of ``metric`` for ``config`` (None when the model cannot say)."""
-    from autotune.errors import AutotuneError
-    from autotune.model import predict
-
     try:
         pred = predict(space.pattern, space.system, space.fs.name, config, constants=constants)
     except (AutotuneError, ValueError, KeyError, ZeroDivisionError):
@@ -89,11 +89,6 @@ def model_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3, c
 
 def scaled_constants(space: BoundSpace, factors: Mapping[str, float]) -> Any:
     """The profile's model constants with some multiplied (``{"ost_write_bw": 2.0}``): a mis-calibrated model."""
-    from dataclasses import fields, replace
-
-    from autotune.errors import ConfigError
-    from autotune.model import constants_for
-
     base = constants_for(space.system, space.fs)
     known = {f.name: f for f in fields(base)}
     kw: dict[str, Any] = {}

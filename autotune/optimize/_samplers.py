@@ -19,7 +19,10 @@ import optuna
 from autotune._registry import NOT_ONE_OF, Option, Plugin, Registry
 from autotune.errors import ConfigError
 from autotune.optimize._ga import GASampler
+from autotune.optimize._inloop import ModelArm
 from autotune.optimize._local import AutotuneSampler
+from autotune.optimize._prior import scaled_constants
+from autotune.optimize._start import prior_spec
 from autotune.space import BoundSpace
 
 DEFAULT_SAMPLER = "autotune"
@@ -121,9 +124,6 @@ class AutotunePlugin(SamplerPlugin):
             early = optuna.samplers.GPSampler(seed=a.seed, n_startup_trials=a.startup if a.startup is not None else 5)
         model = None
         if a.prior and a.prior.get("refit") and a.metric is not None:
-            from autotune.optimize._inloop import ModelArm
-            from autotune.optimize._prior import scaled_constants
-
             _needs("scipy", "sampler.prior.refit needs scipy: pip install 'autotune[model]'")
             start = scaled_constants(a.space, a.prior["scale"]) if a.prior.get("scale") else None
             model = ModelArm(a.space, a.metric, a.maximize, top=int(a.prior["top"]), start=start, seed=a.seed or 0)
@@ -217,8 +217,6 @@ def make_sampler(spec: dict[str, Any], space: BoundSpace, metric: str | None = N
     ``maximize`` (the campaign's objective) let ``prior.refit`` put the model in the loop (for ``objectives`` > 1
     the autotune sampler falls back to TPE: ``sampler_for``). ``history``: trials already in the study, for
     ``resume_seed``."""
-    from autotune.optimize._start import prior_spec
-
     spec = sampler_for(spec, objectives)[0]
     name = str(spec.get("name", DEFAULT_SAMPLER))
     plugin = SAMPLERS.get(name)

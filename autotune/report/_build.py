@@ -15,6 +15,7 @@ from autotune.report._data import bills_bb, front_lines, report_data
 from autotune.report._figures import TargetFigures, target_figures, unique_labels
 from autotune.report._html import render_html
 from autotune.report._markdown import render_markdown
+from autotune.report._mlflow import log_comparison
 from autotune.report._plots import all_plots
 from autotune.report._stats import Comparison, compare
 
@@ -75,7 +76,5 @@ def build_report(pairs: list[tuple[Runtime, optuna.Study]], directory: Path, *, 
     write_file(directory / "report.html", render_html(data, plots, title))
     report = Report(directory, data, cmp, figs)
     if tracking_uri:
-        from autotune.report._mlflow import log_comparison
-
         report.mlflow_run = log_comparison(data, directory, tracking_uri, artifact_root or directory / "mlartifacts")
     return report

@@ -29,8 +29,8 @@ def log_comparison(data: dict[str, Any], report_dir: Path, tracking_uri: str, ar
     """Create or update the comparison run in ``tracking_uri``; returns its run id."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     require("mlflow", "tracking", "logging the comparison to MLflow")
-    from mlflow.entities import Metric, RunTag
-    from mlflow.tracking import MlflowClient
+    from mlflow.entities import Metric, RunTag  # lazy: optional MLflow
+    from mlflow.tracking import MlflowClient  # lazy: optional MLflow
 
     logging.getLogger("mlflow").setLevel(logging.WARNING)
     logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -10,8 +10,10 @@ from typing import TextIO
 import optuna
 
 from autotune.campaign import Campaign, Runtime, open_study
+from autotune.errors import ConfigError
 from autotune.execute import run_with_executor
 from autotune.report._build import Report, build_report
+from autotune.tracking import campaign_tracker
 
 
 @dataclass
@@ -30,8 +32,6 @@ class CompareResult:
 
 def check_distinct(campaigns: list[Campaign]) -> None:
     """Two campaigns of a comparison may not share a study in one storage (they would mix trials)."""
-    from autotune.errors import ConfigError
-
     seen: dict[tuple[str, str], str] = {}
     for c in campaigns:
         key = (c.storage, c.study)
@@ -42,8 +42,6 @@ def check_distinct(campaigns: list[Campaign]) -> None:
 
 
 def _tracker(c: Campaign):  # type: ignore[no-untyped-def]
-    from autotune.tracking import campaign_tracker
-
     return campaign_tracker(c.tracking, experiment=c.name, uri=c.tracking_uri, workdir=c.workdir)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autotune.campaign import CostObjective
+from autotune.errors import ConfigError
 from autotune.measure import BOOTSTRAP, advantage, interval
 from autotune.report._cost import cost_sentence, shared_rule
 from autotune.report._figures import TargetFigures, TrialRow
@@ -89,8 +90,6 @@ def compare(figs: list[TargetFigures], seed: int = 0) -> Comparison:
     """Rank the targets and quantify the winner's margin (bootstrap over the repetitions)."""
     metrics = {(f.metric, f.direction) for f in figs}
     if len(metrics) > 1:
-        from autotune.errors import ConfigError
-
         raise ConfigError("compare: the campaigns optimise different objectives "
                           f"({', '.join(sorted(f'{d} {m}' for m, d in metrics))}): give them the same objective")
     first = figs[0]

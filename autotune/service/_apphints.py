@@ -9,9 +9,14 @@ from typing import Any
 import optuna
 
 from autotune import trialrecord
+from autotune.campaign import shown_not_in_effect
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
+from autotune.pattern import IOPattern
+from autotune.service._bestrecord import known as recorded
 from autotune.service._hints import KnownConfig, gain, recommended
+from autotune.space import load_space
+from autotune.systems import load_system
 
 
 @dataclass
@@ -28,12 +33,6 @@ class AppHints:
 def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
     """The most recently created study of ``app`` (on ``system`` if given) with a completed trial; None when
     nothing is recorded. A profile that is not shipped (a campaign's own file) is a ConfigError naming it."""
-    from autotune.campaign import shown_not_in_effect
-    from autotune.pattern import IOPattern
-    from autotune.service._bestrecord import known as recorded
-    from autotune.space import load_space
-    from autotune.systems import load_system
-
     found: list[tuple[int, str]] = []
     systems: set[str] = set()
     for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)

@@ -24,8 +24,11 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune import trialrecord
+from autotune.campaign import best_trial, rdb, recent, trials_in
 from autotune.errors import ConfigError
 from autotune.measure import refuse_told
+from autotune.optimize import make_sampler
+from autotune.service._bestrecord import settled
 from autotune.service._policy import Policy, explore, measured, sandbox
 from autotune.space import Config
 
@@ -64,9 +67,6 @@ WINDOW = 500  # the recent finished trials the exploration policy and the sample
 def expire_stale(study: optuna.Study, now: float | None = None) -> list[int]:
     """Fail the production trials whose job never told before ``expires_at``, and trials nobody claimed
     (no ``worker``) ``ABANDONED_S`` after they started: a job that gave up waiting for the store mid-ask."""
-    from autotune.campaign import rdb, trials_in
-    from autotune.service._bestrecord import settled
-
     now = time.time() if now is None else now
     expired = []
     db = rdb(study)  # the running trials are above the recorded watermark: a bounded read of the newest ids
@@ -107,8 +107,6 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
         rng: random.Random | None = None, best: FrozenTrial | None = None) -> Assignment:
     """Create the job's trial (RUNNING) and return its configuration; ``rt`` is the campaign's Runtime,
     ``best`` the study's best trial when the caller has read it already."""
-    from autotune.campaign import best_trial, recent
-
     c = rt.campaign
     rng = rng or random.Random()
     expire_stale(study)
@@ -122,8 +120,6 @@ def ask(rt: Any, study: optuna.Study, policy: Policy, *, job_id: str = "", expir
              "job_id": job_id, "host": socket.gethostname(), "asked_at": now, "expires_at": now + expire_s}
     frozen = None
     if best is not None and policy.wants_exploration(rng):
-        from autotune.optimize import make_sampler
-
         # every job is a new process: a sampler seeded as the campaign says would propose the same first
         # configuration to every job; the job's own draw seeds it instead (``--seed`` keeps tests exact)
         sampler = make_sampler({**c.sampler, "seed": rng.getrandbits(31)}, rt.space)

@@ -22,6 +22,8 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune import trialrecord
+from autotune.campaign import best_ran, best_trial, default_trial, in_space, ran_median, rdb, value_flag
+from autotune.measure import MIN_TRIALS
 
 KEY = "best_record"  # the study attribute (trialrecord.StudyRecord.best_record)
 VERSION = 1
@@ -70,7 +72,7 @@ def settled(study: optuna.Study) -> int:
 
 
 def _rows(db: Any, sql: str, **params: Any) -> list[Any]:
-    from sqlalchemy import text
+    from sqlalchemy import text  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     with db.engine.connect() as conn:
         return list(conn.execute(text(sql), params).all())
@@ -94,8 +96,6 @@ def known_best(study: optuna.Study, write: bool = True) -> FrozenTrial | None:
 
 def known(study: optuna.Study, write: bool = True) -> tuple[FrozenTrial | None, FrozenTrial | None]:
     """(``campaign.best_trial``, ``campaign.default_trial``) of ``study``, from the record caught up."""
-    from autotune.campaign import best_trial, default_trial, rdb
-
     db = rdb(study)
     if db is None or len(study.directions) != 1:
         return best_trial(study), default_trial(study)
@@ -127,8 +127,6 @@ def known(study: optuna.Study, write: bool = True) -> tuple[FrozenTrial | None, 
 def _catch_up(study: optuna.Study, db: Any, rec: dict[str, Any], new: list[Any], maximize: bool
               ) -> FrozenTrial | None:
     """The recorded best, or a better plausible, in-space trial among ``new`` (first of equals by number)."""
-    from autotune.campaign import in_space, value_flag
-
     flag = value_flag(study, rec["median"])
     sign = -1.0 if maximize else 1.0
     best = rec["best"]
@@ -147,9 +145,6 @@ def _rebuild(study: optuna.Study, db: Any, basis: str, upto: int, write: bool
              ) -> tuple[FrozenTrial | None, FrozenTrial | None]:
     """The median, the best and the default run from every trial (the campaign's bounded queries), recorded up
     to ``upto``."""
-    from autotune.campaign import best_ran, default_trial, in_space, ran_median, value_flag
-    from autotune.measure import MIN_TRIALS
-
     n = int(_rows(db, "SELECT COUNT(*) " + _DONE, s=study._study_id)[0][0])
     settled = int(_rows(db, "SELECT COUNT(*) " + _DONE + "AND t.trial_id <= :hi", s=study._study_id, hi=upto)[0][0])
     median = ran_median(study, MIN_TRIALS)

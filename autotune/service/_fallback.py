@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from autotune._safefile import make_dirs, replace_file
-from autotune.errors import ConfigError
+from autotune.errors import AutotuneError, ConfigError, StoreUnreachable
 
 T = TypeVar("T")
 
@@ -38,8 +38,6 @@ def bounded(fn: Callable[[], T], timeout: float) -> T:
     if th.is_alive():
         raise StoreUnavailable(f"the store did not answer within {timeout:g} s")
     if "error" in box:
-        from autotune.errors import AutotuneError, StoreUnreachable
-
         exc = box["error"]
         if isinstance(exc, AutotuneError) and not isinstance(exc, StoreUnreachable):
             raise exc  # bad input stays bad input

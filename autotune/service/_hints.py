@@ -11,7 +11,9 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune import trialrecord
+from autotune.campaign import shown_not_in_effect
 from autotune.hints import acting, measured_phases
+from autotune.service._bestrecord import known
 
 BOOTSTRAP = 2000
 
@@ -110,9 +112,6 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
                space_name: str, feasible: Any) -> KnownConfig | None:
     """The exact study's best trial, else the best of the nearest recorded study on the same system and
     space (same app first, then the nearest pattern); None when nothing completed is known."""
-    from autotune.campaign import shown_not_in_effect
-    from autotune.service._bestrecord import known
-
     ranked: list[tuple[float, str, str]] = []
     for s in storage.get_all_studies():  # names and attributes only (study summaries read every trial)
         rec = trialrecord.read_study(s)

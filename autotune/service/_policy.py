@@ -24,7 +24,9 @@ import optuna
 from optuna.trial import FrozenTrial
 
 from autotune import trialrecord
+from autotune.campaign import worst_values
 from autotune.errors import ConfigError
+from autotune.optimize import model_metric
 from autotune.space import BoundSpace, Config
 
 Measured = tuple[Config, float]  # a completed trial's configuration and its 'larger is better' score
@@ -62,8 +64,6 @@ def score(value: float, maximize: bool) -> float | None:
 
 def predicted(space: BoundSpace, config: Config, metric: str, maximize: bool) -> float | None:
     """The model's value for ``config`` as a 'larger is better' score (None: the model cannot say)."""
-    from autotune.optimize import model_metric
-
     value = model_metric(space, config, metric)
     return None if value is None else score(value, maximize)
 
@@ -155,8 +155,6 @@ def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, max
     told as a campaign tells it (the worst value, a violated constraint); one the history or the model
     advises against is told PRUNED: either way the sampler moves on, and ``rejected_by`` says why. None:
     nothing acceptable was proposed."""
-    from autotune.campaign import worst_values
-
     judged = broke = 0
     rejected: list[FrozenTrial] = []
     while judged < policy.tries and broke < policy.rule_tries:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import sys
 from typing import Any, TextIO
@@ -10,6 +11,8 @@ from typing import Any, TextIO
 import optuna
 
 from autotune import trialrecord
+from autotune._storelock import sqlite_path, store_lock
+from autotune.campaign import make_storage, open_study
 from autotune.errors import AutotuneError, ConfigError
 from autotune.service._asktell import Assignment, ask, tell
 from autotune.service._bestrecord import known_best
@@ -20,9 +23,6 @@ from autotune.service._spool import pending, spool
 
 
 def _open(rt: Any, create: bool) -> optuna.Study:
-    from autotune._storelock import store_lock
-    from autotune.campaign import open_study
-
     c = rt.campaign
     if c.objective.cost is not None:
         raise ConfigError("objective.cost: the service tells one value per production job, not a cost; tune a "
@@ -46,8 +46,6 @@ def _open(rt: Any, create: bool) -> optuna.Study:
 
 def deliver_spool(study: optuna.Study, storage: str) -> int:
     """Deliver the tells this machine could not deliver earlier; returns how many were recorded."""
-    import os
-
     done = 0
     for path, t in pending(storage, study.study_name, lambda w: print(f"autotune: warning: {w}", file=sys.stderr)):
         mine = path.with_suffix(f".delivering-{os.getpid()}")
@@ -122,9 +120,6 @@ def do_hints(rt: Any, timeout: float) -> KnownConfig | None:
     c = rt.campaign
 
     def work() -> KnownConfig | None:
-        from autotune._storelock import sqlite_path
-        from autotune.campaign import make_storage
-
         db = sqlite_path(c.storage)
         if db is not None and not db.is_file():
             return None  # nothing recorded yet (and no empty database left behind)

@@ -14,14 +14,14 @@ import queue
 import time
 from typing import Any
 
+from autotune.cli import main
+
 # imported once by the fork server, so that each job starts at once (as the processes of a job array would)
 PRELOAD = ["autotune.cli", "autotune.service", "autotune.campaign", "optuna", "sqlalchemy", "psycopg2"]
 
 
 def _cli_process(index: int, args: list[str], barrier: Any, out: Any) -> None:
     """One CLI process of the burst: wait for the others, run the command, hand back (index, exit status, stdout, stderr)."""
-    from autotune.cli import main
-
     buf, err = io.StringIO(), io.StringIO()
     barrier.wait()
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):

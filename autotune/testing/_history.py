@@ -10,14 +10,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import optuna
+import yaml
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution, distribution_to_json
+from optuna.storages._rdb import models
+from sqlalchemy import create_engine, func, select, text
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"  # in a checkout
 
 
 def production_campaign(tmp: Path) -> Path:
     """The example model campaign (``experiments/campaigns/model-theta-ior.yaml``) as production jobs use it: its work
     directory in ``tmp``, no tracking; returns the file written."""
-    import yaml
-
     data = yaml.safe_load(EXAMPLE.read_text())
     data["tracking"] = {"enabled": False}
     data["workdir"] = str(tmp / "work")
@@ -28,8 +32,6 @@ def production_campaign(tmp: Path) -> Path:
 
 def _value(rng: random.Random, dist: Any) -> float:
     """A random internal value of an Optuna distribution (categorical: an index)."""
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
     if isinstance(dist, CategoricalDistribution):
         return float(rng.randrange(len(dist.choices)))
     if isinstance(dist, IntDistribution):
@@ -42,11 +44,6 @@ def _value(rng: random.Random, dist: Any) -> float:
 
 def grow_study(url: str, study_name: str, to: int, seed: int) -> None:
     """Bulk-insert completed production trials until the study holds ``to`` trials (the rows Optuna writes)."""
-    import optuna
-    from optuna.distributions import distribution_to_json
-    from optuna.storages._rdb import models
-    from sqlalchemy import create_engine, func, select, text
-
     storage = optuna.storages.RDBStorage(url, skip_compatibility_check=True, skip_table_creation=True)
     sid = storage.get_study_id_from_name(study_name)
     template = storage.get_trial(storage.get_trial_id_from_study_id_trial_number(sid, 0))

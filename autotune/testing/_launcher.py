@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from autotune.hints import resolve
-from autotune.launch import AppSpec, BaseLauncher, RunRequest
+from autotune.launch import LAUNCHERS, AppSpec, BaseLauncher, RunRequest
 from autotune.pattern import IOPattern
 from autotune.systems import load_system
 
@@ -58,8 +58,6 @@ class RunContract:
         assert len(results) == 3 and all(r.ok for r in results)
 
     def test_is_registered(self, launcher: BaseLauncher) -> None:
-        from autotune.launch import LAUNCHERS
-
         assert LAUNCHERS.get(launcher.name) is type(launcher)
 
     def test_recover_finds_nothing_without_an_earlier_attempt(self, launcher: BaseLauncher, tmp_path: Path) -> None:

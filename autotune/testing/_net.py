@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 from pathlib import Path
 
 _LISTEN = "0A"
@@ -79,8 +80,6 @@ def is_loopback(address: str) -> bool:
 
 def closed_port() -> int:
     """A port on 127.0.0.1 nothing listens on (bound, then released): connections to it are refused."""
-    import socket
-
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = int(s.getsockname()[1])

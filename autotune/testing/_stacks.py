@@ -10,6 +10,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
+from autotune._paths import find_named
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -55,10 +59,6 @@ MISSING_OPENMPI = "Open MPI or its mpi4py is not installed here: run `make setup
 def local_system_file(directory: Path, flavour: str) -> Path:
     """The built-in ``local`` profile with its MPI flavour set to ``flavour`` (this machine runs both MPIs),
     written as ``<directory>/local-<flavour>.yaml`` for a campaign's ``system:``."""
-    import yaml
-
-    from autotune._paths import find_named
-
     source = find_named("search_spaces/systems", "local")
     assert source is not None, "the built-in local profile is missing"
     data = yaml.safe_load(source.read_text(encoding="utf-8"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autotune.errors import RegistryError
 from autotune.tracking import TRACKERS, BaseTracker, CampaignInfo, SafeTracker, TrackedTrial
 
 INFO = CampaignInfo(name="contract", study="contract", storage="sqlite:///contract.db", app="ior", system="local",
@@ -70,8 +71,6 @@ class TrackerContract:
         assert safe.failures == 1
 
     def test_unknown_tracker_names_the_known_ones(self, tracker: BaseTracker) -> None:
-        from autotune.errors import RegistryError
-
         try:
             TRACKERS.get("nope")
         except RegistryError as err:

@@ -18,12 +18,29 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import optuna
+import pytest
+
 from autotune._registry import Registry
+from autotune.campaign import Runtime
+from autotune.errors import ConfigError
+from autotune.hints import Dialect, ExportDestination, Settings, Stripe
+from autotune.kernels import Kernel
+from autotune.measure import Aggregate
+from autotune.optimize import SamplerPlugin, make_sampler
+from autotune.report import Comparison, Plot, TargetFigures
+from autotune.space import load_space
+from autotune.testing._executor import ExecutorContract, model_campaign
+from autotune.testing._extractor import ExtractorContract
+from autotune.testing._launcher import LauncherContract, RunContract
+from autotune.testing._tracker import TrackerContract
+from autotune.tiers import POSIX
 
 Suite = Callable[[Registry[Any], str, Any, Path], None]
 SUITES: dict[str, Suite] = {}
@@ -103,8 +120,6 @@ def run_class_suite(contract: object, fixtures: dict[str, Callable[[], Any]], tm
 def launcher_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """RunContract (and LauncherContract for a launcher that runs commands): a trivial run through the launcher
     succeeds with output, a failing one is a one-line failure result; describe, run_many, recover, close."""
-    from autotune.testing._launcher import LauncherContract, RunContract
-
     make, ok, failing = _needs(example, registry, name)
     launcher = make()
     assert registry.get(name) is type(launcher) and launcher.name == name
@@ -127,8 +142,6 @@ def launcher_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) 
 @suite("executor")
 def executor_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """ExecutorContract: map keeps order; a campaign on the model runs its trials to the budget and resumes."""
-    from autotune.testing._executor import ExecutorContract
-
     make = _needs(example, registry, name)
     with make() as executor:
         assert registry.get(name) is type(executor) and executor.name == name
@@ -138,8 +151,6 @@ def executor_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) 
 @suite("tracker")
 def tracker_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """TrackerContract: a campaign's trials are logged and read back through the tracker's own backend."""
-    from autotune.testing._tracker import TrackerContract
-
     make, read_back = _needs(example, registry, name)
     assert registry.get(name) is type(make(tmp / "first"))
     contract = type("Contract", (TrackerContract,), {"recorded": lambda self, t: read_back(t)})()
@@ -150,8 +161,6 @@ def tracker_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -
 @suite("extractor")
 def extractor_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """ExtractorContract: a known sample is parsed to its value; bad output never raises; options are checked."""
-    from autotune.testing._extractor import ExtractorContract
-
     extractor, result, metric, value = _needs(example, registry, name)
     contract = type("Contract", (ExtractorContract,), {"good": lambda self: (result, metric, value)})()
     run_class_suite(contract, {"extractor": lambda: extractor}, tmp)
@@ -160,14 +169,6 @@ def extractor_suite(registry: Registry[Any], name: str, example: Any, tmp: Path)
 @suite("sampler")
 def sampler_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """A seeded sampler proposes configurations inside a small space, the same ones for the same seed."""
-    import optuna
-    import pytest
-
-    from autotune.campaign import Runtime
-    from autotune.errors import ConfigError
-    from autotune.optimize import SamplerPlugin, make_sampler
-    from autotune.testing._executor import model_campaign
-
     assert issubclass(registry.get(name), SamplerPlugin)
     space = Runtime.build(model_campaign(tmp)).space
     allowed = {p.name: set(p.values()) for p in space.active}
@@ -201,11 +202,6 @@ def sampler_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -
 def dialect_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """A dialect renders a settings mapping: the text carries the settings (or a ``#`` line saying why none),
     JSON parses, and a value with a newline is a one-line error, never a second line."""
-    import json
-
-    from autotune.errors import ConfigError
-    from autotune.hints import Dialect, ExportDestination, Settings, Stripe
-
     cls = registry.get(name)
     assert issubclass(cls, Dialect) and cls.name == name and cls.what and "\n" not in cls.what
     settings = Settings(info={"romio_cb_write": "enable", "cb_nodes": "4"}, stripe=Stripe(count=8, size=4 << 20),
@@ -230,8 +226,6 @@ def dialect_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -
 def kernel_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """A kernel's spec: named as registered, described, every argument's default accepted by its own check,
     and the defaults give an I/O pattern with positive sizes on 4 ranks."""
-    from autotune.kernels import Kernel
-
     k = registry.get(name)
     assert isinstance(k, Kernel) and k.name == name and k.description
     assert k.options and all(a.name and a.help and a.flag.startswith("--") for a in k.args)
@@ -256,8 +250,6 @@ def tier_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> N
         assert isinstance(getattr(t, attr), bool), f"tier {name}: {attr} is not true/false"
     assert not (t.near_node and t.probed) and not (t.near_node and t.shared)
     if t.space is not None:
-        from autotune.space import load_space
-
         load_space(t.space)
     assert (t.missing(set()) is None) == (not t.profile_needs)
     assert t.missing({key for keys, _ in t.profile_needs for key in keys}) is None
@@ -269,8 +261,6 @@ def tier_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> N
 def aggregate_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """An aggregate of N (``autotune.measure.Aggregate``): one value gives itself; the value lies within the
     repetitions' range and does not depend on their order, in either direction."""
-    from autotune.measure import Aggregate
-
     a = registry.get(name)
     assert isinstance(a, Aggregate)
     values = [3.0, 1.0, 2.5, 2.0]
@@ -285,9 +275,6 @@ def aggregate_suite(registry: Registry[Any], name: str, example: Any, tmp: Path)
 def plot_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> None:
     """A report plot (``autotune.report.Plot``): a one-line caption; for a target with no trial yet it is
     either not shown or drawn as SVG text (a note that nothing is there, never an exception)."""
-    from autotune.report import Comparison, Plot, TargetFigures
-    from autotune.tiers import POSIX
-
     p = registry.get(name)
     assert isinstance(p, Plot) and p.caption and "\n" not in p.caption
     target = TargetFigures(
@@ -301,8 +288,6 @@ def plot_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -> N
 
 
 def _unknown_option_is_one_line(cls: Any, where: str) -> None:
-    from autotune.errors import ConfigError
-
     try:
         cls.check_options({"no_such_option": 1}, where)
     except ConfigError as err:

@@ -56,7 +56,7 @@ def recompute(storage: str, study: str, nodes: int) -> dict[str, Any]:
 
 def mlflow_best(uri: str, study: str, metric: str, maximize: bool) -> float:
     """The best trial value as MLflow recorded it (the campaign's nested trial runs)."""
-    from mlflow.tracking import MlflowClient
+    from mlflow.tracking import MlflowClient  # lazy: optional MLflow
 
     client = MlflowClient(tracking_uri=uri)
     parents = [r for e in client.search_experiments() for r in client.search_runs(
@@ -100,7 +100,7 @@ def screenshot(url: str, png: Path, profile: Path, size: tuple[int, int] = (1200
 
 def colored_rows(png: Path, left_margin: int = 60) -> np.ndarray:
     """Per pixel row: how many saturated (plot-coloured) pixels it has, the left margin excluded."""
-    from PIL import Image
+    from PIL import Image  # lazy: optional Pillow (report extra)
 
     img = np.asarray(Image.open(png).convert("RGB")).astype(int)[:, left_margin:, :]
     sat = img.max(axis=2) - img.min(axis=2)
@@ -108,7 +108,7 @@ def colored_rows(png: Path, left_margin: int = 60) -> np.ndarray:
 
 
 def non_white_fraction(png: Path) -> float:
-    from PIL import Image
+    from PIL import Image  # lazy: optional Pillow (report extra)
 
     img = np.asarray(Image.open(png).convert("L"))
     return float((img < 235).mean())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -40,7 +41,7 @@ class MlflowTracker(BaseTracker):
         require("mlflow", "tracking", "tracking to MLflow (use --no-tracking or tracking: {enabled: false})")
         for key, value in HTTP_LIMITS.items():  # an unreachable server: a warning within seconds, not minutes
             os.environ.setdefault(key, value)
-        from mlflow.tracking import MlflowClient
+        from mlflow.tracking import MlflowClient  # lazy: optional MLflow
 
         logging.getLogger("mlflow").setLevel(logging.WARNING)
         logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -58,7 +59,7 @@ class MlflowTracker(BaseTracker):
         if exp is not None:
             return str(exp.experiment_id)
         location = Path(self.artifacts).resolve().as_uri() if self.artifacts else None
-        from mlflow.exceptions import MlflowException
+        from mlflow.exceptions import MlflowException  # lazy: optional MLflow
 
         try:
             return str(self.client.create_experiment(self.experiment_name, artifact_location=location))
@@ -99,7 +100,7 @@ class MlflowTracker(BaseTracker):
             self.client.log_text(self.parent_id, info.command_line + "\n", "command_line.txt")
 
     def log_trial(self, record: TrackedTrial) -> None:
-        from mlflow.entities import Metric, Param
+        from mlflow.entities import Metric, Param  # lazy: optional MLflow
 
         if self.parent_id is None or record.number in self.logged:
             return
@@ -125,7 +126,7 @@ class MlflowTracker(BaseTracker):
         self.logged.add(record.number)
 
     def finish(self, summary: Mapping[str, Any]) -> None:
-        from mlflow.entities import Metric, RunTag
+        from mlflow.entities import Metric, RunTag  # lazy: optional MLflow
 
         if self.parent_id is None:
             return
@@ -139,8 +140,6 @@ class MlflowTracker(BaseTracker):
             self.client.log_batch(self.parent_id, tags=tags)
         front = summary.get("pareto_front")
         if isinstance(front, list):  # objective.cost: the trade-off, not only the recommended trial
-            import json
-
             self.client.log_text(self.parent_id, json.dumps(front, indent=2, default=str) + "\n", "pareto_front.json")
         hints = summary.get("hints_text")
         if isinstance(hints, str):

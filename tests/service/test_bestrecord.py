@@ -12,8 +12,8 @@ import pytest
 from optuna.distributions import BaseDistribution, FloatDistribution
 from optuna.trial import TrialState, create_trial
 
-import autotune.campaign as campaign_api
 from autotune.campaign import best_trial, default_trial, make_storage
+from autotune.service import _bestrecord
 from autotune.service._bestrecord import KEY, known, known_best
 
 DIST: dict[str, BaseDistribution] = {"x": FloatDistribution(0.0, 1.0)}
@@ -77,9 +77,8 @@ def test_between_refreshes_only_new_trials_are_read(tmp_path: Path, monkeypatch:
     def full_read(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the record was rebuilt from every trial")
 
-    monkeypatch.setattr(campaign_api, "best_ran", full_read)
-    monkeypatch.setattr(campaign_api, "ran_median", full_read)
-    monkeypatch.setattr(campaign_api, "default_trial", full_read)
+    for name in ("best_ran", "ran_median", "default_trial"):  # where the record reads them
+        monkeypatch.setattr(_bestrecord, name, full_read)
     best = known_best(study)
     assert best is not None and best.values == [1200.0]
     assert study.user_attrs[KEY]["settled"] == 502 and study.user_attrs[KEY]["n"] == 500

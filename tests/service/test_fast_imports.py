@@ -43,3 +43,28 @@ def test_ask_and_hints_on_a_set_up_store_skip_the_schema_machinery(campaign: Pat
         names, out = _imported([*cli, *command], tmp_path)
         assert "optuna.storages._rdb.storage" in names and out.strip()  # it read the store, and answered
         assert "alembic" not in names, command[0]
+
+
+@pytest.mark.slow
+def test_ask_through_the_grpc_proxy_loads_no_sqlalchemy(campaign: Path, tmp_path: Path) -> None:
+    """A compute node that reaches the store through ``autotune store serve`` never loads SQLAlchemy: the reason
+    its imports in ``_storage``, ``_storelock`` and the service stay inside functions (``# lazy:``)."""
+    sockets = tmp_path / "sockets"
+    sockets.mkdir(mode=0o700)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AUTOTUNE_CACHE_DIR": str(tmp_path / "cache")}
+    proxy = subprocess.Popen([sys.executable, "-m", "autotune.cli", "store", "serve", "--storage",
+                              f"sqlite:///{tmp_path}/jobs.db", "--socket-dir", str(sockets)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proxy.stdout is not None
+        line = proxy.stdout.readline()  # printed once the store is open, before the proxy serves
+        assert "--storage grpc+unix://" in line, proxy.stderr.read() if proxy.stderr else line
+        url = line.split("--storage ", 1)[1].split(";", 1)[0]
+        names, out = _imported(["-m", "autotune.cli", "ask", str(campaign), "--storage", url, "--timeout", "300s",
+                                "--format", "json"], tmp_path)
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=60)
+    assert json.loads(out)["trial"]  # a trial of the store, not a fallback
+    assert "optuna.storages._grpc.client" in names  # the listing is real, and the proxy was used
+    assert "sqlalchemy" not in names
