@@ -4,9 +4,11 @@ user's choice between them is still open.
 The best rule of thumb the campaign ran (``autotune.space.rules_of_thumb``: what a user would try first) is
 measured in the same rounds, as a comparator: it takes no part in the decision over the default (whose error
 and intervals stay as above), but the winner's margin over it is estimated from the same pairs, with the interval
-at the winner's share of the error. A winner whose one-sided lower bound over the rule does not clear zero is not
-shown better than what the user would have done anyway: the rule is recommended instead (its settings as its
-source gives them, without ablation), and the summary says so.
+at the winner's share of the error. The rule is what the user would have done anyway, so it is the fallback: when
+nothing is shown better than it (the winner's one-sided lower bound over the rule does not clear zero, or no
+candidate is shown better than the default), the rule is recommended (its settings as its source gives them,
+without ablation) unless it is shown worse than the default (its one-sided 95% upper bound over the default below
+zero), and the summary says which and why.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ class RuleComparison:
     rule: dict[str, Any]  # {name, label, trial, margin, low, high}: the rule over the default
     over_rule: dict[str, Any] | None  # {margin, low, high, bound}: the winner over the rule (None: it is the rule)
     gives_way: bool  # the winner is not shown better than the rule
+    worse: bool = False  # the rule is shown worse than the default (one-sided 95% upper bound below zero)
+    measured: bool = True  # the rule has runs to compare (every run failed: it is never recommended)
+
+    @property
+    def stands(self) -> bool:
+        """Whether the rule can be the fallback: a configuration other than the default, measured, and not shown
+        worse than the default."""
+        return self.index != 0 and self.measured and not self.worse
 
 
 def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]],
@@ -50,10 +60,25 @@ def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[f
     rule = {"name": name, "label": entries[rule_i][0], "trial": entries[rule_i][1],
             **({"margin": 0.0, "low": 0.0, "high": 0.0} if rule_i == 0 else
                {k: v for k, v in compare(rule_i, 0).items() if k != "bound"})}
+    worse, measured = shown_worse(vals, hs, rule_i, maximize, aggregate) if rule_i else (False, True)
     if winner_i == rule_i:
-        return RuleComparison(rule_i, rule, None, False)
+        return RuleComparison(rule_i, rule, None, False, worse, measured)
     over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
-    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
+    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0,
+                          worse, measured)
+
+
+def shown_worse(vals: list[list[float | None]], hs: list[list[list[float]]], rule_i: int, maximize: bool,
+                aggregate: str) -> tuple[bool, bool]:
+    """(shown worse, measured): whether the rule of thumb's one-sided 95% upper bound over the default (the same
+    pairs: rounds and balanced history) lies below zero, and whether it has any pair to judge. Judged once, at the
+    end: being shown worse hands the recommendation back to the default, which the error of a recommendation over
+    the default already covers; a more lenient test would only hand it back more often."""
+    est = trimmed(differences(vals[rule_i], vals[0], maximize)
+                  + block_differences(hs[rule_i], hs[0], maximize, aggregate))
+    if est is None:
+        return False, False
+    return est.interval(2 * ALPHA)[1] < 0, True
 
 
 def rule_open(vals: list[list[float | None]], hs: list[list[list[float]]], winner_i: int, rule_i: int | None,
