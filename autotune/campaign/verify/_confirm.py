@@ -206,7 +206,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
     win_i = best_i if best_i and (decision == "recommend" or _log_of(look) > 0) else 0
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], win_i, maximize, aggregate,
-        (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
+        (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA), matters)
     left = None if max_runs is None else max_runs - made[0]
     conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, counted,
                    pattern_phases, base, default, vs_rule, left)
@@ -271,9 +271,9 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
     if vs_rule is not None:
         conf.rule, conf.over_rule = vs_rule.rule, vs_rule.over_rule
     if vs_rule is not None and vs_rule.stands and (decision != "recommend" or vs_rule.gives_way):
-        # nothing is shown better than the rule of thumb, what the user would do anyway, and it is not shown worse
-        # than the default: recommend the rule (a winner shown over the default but not over the rule, or nothing
-        # shown over the default at all)
+        # nothing is shown better than the rule of thumb, what the user would do anyway, and it is shown to cost at
+        # most what matters against the default: recommend the rule (a winner shown over the default but not over
+        # the rule, or nothing shown over the default at all)
         _recommend_rule(conf, entries[vs_rule.index][2], default, phases)
     elif decision == "recommend":
         conf.recommended = ablate(conf, winner["config"], default, measure, maximize, phases, base,
