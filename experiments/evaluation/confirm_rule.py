@@ -37,6 +37,15 @@ def run(seeds: int, budgets: tuple[int, ...], workers: int, first: int) -> list[
         return pool.starmap(campaign, tasks)
 
 
+KEEP = ("model", "budget", "rule", "gain", "seed", "decision", "recommended", "recommends_rule",
+        "recommended_true_gain", "covers", "rounds")
+
+
+def compact(camps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the table is made of, per campaign (rounded), for the committed json."""
+    return [{k: round(c[k], 4) if isinstance(c[k], float) else c[k] for k in KEEP} for c in camps]
+
+
 def markdown(camps: list[dict[str, Any]], first: int) -> str:
     out = ["# The rule of thumb as the confirmation's fallback (simulated campaigns)", "",
            f"Seeds from {first}. Rule: its true margin over the default (none: no rule ran). Harmful: the recommendation "
@@ -76,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     camps = run(a.seeds, tuple(a.budgets), a.workers, a.first_seed)
     out = Path(a.out)
     out.write_text(json.dumps({"first_seed": a.first_seed, "seconds": round(time.monotonic() - t0, 1),
-                               "campaigns": camps}, separators=(",", ":")))
+                               "campaigns": compact(camps)}, separators=(",", ":")))
     text = markdown(camps, a.first_seed)
     out.with_suffix(".md").write_text(text)
     print(text)
