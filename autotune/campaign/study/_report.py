@@ -204,8 +204,8 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
                      "study (`autotune status` shows it then)")
     rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
     if conf is not None and rec and conf.recommends_rule and conf.rule is not None:
-        lines.append(f"recommended settings: the rule of thumb {conf.rule['name']} ({conf.rule_reason()}; its settings "
-                     "as its source gives them):")
+        lines.append(f"recommended settings: the rule of thumb {conf.rule['name']}, as its source gives them (the "
+                     "recommendation above says why):")
         lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
     elif conf is not None and rec:  # what the ablation showed of each, not a claim beyond it
         lines.append("recommended settings (differ from the default; what the ablation showed of each):")
