@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from autotune import trialrecord
 from autotune.campaign import Objective
 from autotune.campaign.verify._confirm import CONFIRM_BASE, confirm
 from autotune.campaign.verify._recommend import pooled_history, top_physical
@@ -112,11 +113,16 @@ def coverage(noise: str, scale: float, n: int, history: bool, sims: int, seed: i
     return hit / sims
 
 
-def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int) -> dict[str, Any]:
-    """One simulated campaign and its confirmation: what it recommended, with what margin and interval."""
+def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int,
+             rule: float | None = None) -> dict[str, Any]:
+    """One simulated campaign and its confirmation: what it recommended, with what margin and interval. ``rule``:
+    the true margin of a rule of thumb over the default, run as one more trial and passed to the confirmation as
+    ``confirm_campaign`` passes the best rule (None: no rule, the campaigns the committed figures are made of)."""
     rng, model = np.random.default_rng(seed), noise.split("/")[0]
     truth = {"default": 0.0, "better": math.log1p(gain), **{f"worse{i}": float(np.log(rng.uniform(0.6, 1.0)))
                                                             for i in range(6)}}
+    if rule is not None:
+        truth["rule"] = math.log1p(rule)
     default = {"sim.config": "default", "mpiio.romio_cb_write": "automatic", "mpiio.cb_nodes": 1}
     cfg = {name: {**default, "sim.config": name} for name in truth}
 
@@ -131,12 +137,15 @@ def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int) -> d
         c = {**cfg[name], "mpiio.romio_cb_write": "disable", "mpiio.cb_nodes": int(rng.choice([1, 2, 4, 8]))} \
             if name == "better" else cfg[name]
         runs.append((t, c, run(name, rng.normal(0, COMMON), 3)))
+    if rule is not None:
+        runs.append((12, cfg["rule"], run("rule", rng.normal(0, COMMON), 3)))
     phases = ("write",)
     how = aggregate_of(noise)
     ranked = sorted(((n, c, aggregate([v for v in vs if v is not None], how, True)) for n, c, vs in runs if n >= 0),
                     key=lambda x: -x[2])
     top = top_physical([(n, c) for n, c, _ in ranked], default, phases)
-    history = pooled_history(runs, default, top, phases)
+    ruled = None if rule is None else (12, cfg["rule"], "rule")
+    history = pooled_history(runs, default, top + ([(12, cfg["rule"])] if rule is not None else []), phases)
     levels: dict[int, float] = {}
 
     def measure(config: dict[str, Any], is_default: bool, number: int) -> float:
@@ -146,10 +155,12 @@ def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int) -> d
         assert v is not None
         return v
 
-    conf = confirm(default, top, rounds, measure, True, phases, history=history, aggregate=how)
+    conf = confirm(default, top, rounds, measure, True, phases, history=history, aggregate=how, rule=ruled)
     win = next(c for c in conf.candidates if c["label"] == conf.winner)["config"]["sim.config"]
     true_margin = math.expm1(truth[win])
-    return {"model": noise, "gain": gain, "seed": seed, "budget": rounds, "decision": conf.decision,
+    rec = conf.recommended.get("sim.config", "default")
+    return {"model": noise, "gain": gain, "seed": seed, "budget": rounds, "decision": conf.decision, "rule": rule,
+            "recommends_rule": conf.recommends_rule, "recommended_true_gain": math.expm1(truth[rec]),
             "recommended": conf.recommended.get("sim.config") if conf.recommended else "default",
             "winner": win, "margin": conf.margin, "low": conf.low, "high": conf.high, "rounds": conf.rounds,
             "covers": conf.low <= true_margin <= conf.high,
@@ -207,7 +218,9 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
     tr = _TRUTHS.setdefault(name, RealSurface(name))
     c = tr.campaign(method, seed, 12)
     outcomes: list[TrialOutcome] = []
-    CampaignLoop(c, runtime=Runtime.build(c), out=io.StringIO(), progress=False, on_trial=outcomes.append).run()
+    res = CampaignLoop(c, runtime=Runtime.build(c), out=io.StringIO(), progress=False, on_trial=outcomes.append).run()
+    rules = {t.number: trialrecord.read(t).rule_of_thumb for t in res.study.get_trials(deepcopy=False)
+             if trialrecord.read(t).rule_of_thumb}
     default = tr.space.default_config()
     phases = measured_phases(c.objective.metric, c.app.pattern.phases)
     ok = [o for o in outcomes if o.ok]
@@ -215,12 +228,15 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
             for o in ok]
     ranked = sorted((o for o in ok if not o.is_default), key=lambda o: -float(o.value or 0.0))
     top = top_physical([(o.number, o.config) for o in ranked], default, phases)
+    # the best rule of thumb the campaign ran, a comparator and the fallback (``confirm_campaign``'s ``best_rule``)
+    rule = next(((o.number, o.config, rules[o.number]) for o in ranked if o.number in rules), None)
+    compared = top + ([(rule[0], rule[1])] if rule is not None and rule[0] not in [n for n, _ in top] else [])
 
     def measure(config: dict[str, Any], is_default: bool, number: int) -> float:
         return tr.draw(config, draw_key(c.study, seed, 24, number))[0]
 
-    conf = confirm(default, top, rounds, measure, True, phases, history=pooled_history(runs, default, top, phases),
-                   aggregate=c.objective.aggregate)
+    conf = confirm(default, top, rounds, measure, True, phases, history=pooled_history(runs, default, compared, phases),
+                   aggregate=c.objective.aggregate, rule=rule)
     base = tr.physical_medians[tr.physical(default)]
     win = next(x for x in conf.candidates if x["label"] == conf.winner)["config"]
     true_margin = tr.physical_medians.get(tr.physical(win), 0.0) / base - 1
@@ -229,7 +245,8 @@ def replay(name: str, method: str, seed: int, rounds: int) -> dict[str, Any]:
             "possible": tr.physical_optimum / base - 1,
             "recommended_true_gain": rec, "changed": bool(conf.recommended), "margin": conf.margin, "low": conf.low,
             "high": conf.high, "true_margin": true_margin, "covers": conf.low <= true_margin <= conf.high,
-            "rounds": conf.rounds, "runs": sum(sum(v is not None for v in x["values"]) for x in conf.candidates)}
+            "rounds": conf.rounds, "runs": sum(sum(v is not None for v in x["values"]) for x in conf.candidates),
+            "recommends_rule": conf.recommends_rule}
 
 
 def replays(seeds: int, rounds: int, workers: int, first: int = 0) -> list[dict[str, Any]]:
@@ -248,18 +265,21 @@ def replay_lines(recs: list[dict[str, Any]], rounds: int) -> list[str]:
            "Truth: each physical configuration's median over all its recorded runs (twins pooled); "
            f"the confirmation draws runs from the recording (budget: {rounds} rounds).", "",
            "| surface | best possible gain | recommended a change | the change is better (truth) | "
-           "harmful change (truth < -1%) | interval covers the true margin | median rounds |",
-           "|---|---|---|---|---|---|---|"]
+           "harmful change (truth < -1%) | of the changes, the rule of thumb | interval covers the true margin | "
+           "median rounds |",
+           "|---|---|---|---|---|---|---|---|"]
     for name in sorted({r["surface"] for r in recs}):
         rs = [r for r in recs if r["surface"] == name]
         ch = [r for r in rs if r["changed"]]
         out.append(f"| {name} | {rs[0]['possible']:+.1%} | {len(ch)}/{len(rs)} | "
                    f"{sum(r['recommended_true_gain'] > 0 for r in ch)}/{len(ch)} | "
-                   f"{sum(r['recommended_true_gain'] < -0.01 for r in ch)}/{len(ch)} | {_rate(rs, 'covers')} | "
+                   f"{sum(r['recommended_true_gain'] < -0.01 for r in ch)}/{len(ch)} | "
+                   f"{sum(bool(r.get('recommends_rule')) for r in ch)}/{len(ch)} | {_rate(rs, 'covers')} | "
                    f"{np.median([r['rounds'] for r in rs]):.0f} |")
     out.append(f"| all | | {sum(r['changed'] for r in recs)}/{len(recs)} | "
                f"{sum(r['changed'] and r['recommended_true_gain'] > 0 for r in recs)}/{sum(r['changed'] for r in recs)} | "
                f"{sum(r['changed'] and r['recommended_true_gain'] < -0.01 for r in recs)}/{sum(r['changed'] for r in recs)} | "
+               f"{sum(bool(r.get('recommends_rule')) for r in recs)}/{sum(r['changed'] for r in recs)} | "
                f"{_rate(recs, 'covers')} | {np.median([r['rounds'] for r in recs]):.0f} |")
     return out
 

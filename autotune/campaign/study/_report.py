@@ -98,7 +98,7 @@ def winner_of(conf: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     """(trial, configuration) of the confirmation's winner, or None when the default won."""
     label = (conf.get("rule") or {}).get("label") if conf.get("recommends_rule") else conf.get("winner")
     cand = next((c for c in conf.get("candidates") or [] if c.get("label") == label), None)
-    if cand is None or conf.get("winner") == "default" or cand.get("trial", -1) < 0:
+    if cand is None or (conf.get("winner") == "default" and not conf.get("recommends_rule")) or cand.get("trial", -1) < 0:
         return None
     return int(cand["trial"]), dict(cand.get("config") or {})
 
@@ -204,8 +204,8 @@ def summary_text(rt: Runtime, study: optuna.Study) -> str:
                      "study (`autotune status` shows it then)")
     rec = {k: v for k, v in s["recommended_config"].items() if k not in rt.space.fixed}
     if conf is not None and rec and conf.recommends_rule and conf.rule is not None:
-        lines.append(f"recommended settings: the rule of thumb {conf.rule['name']} (the tuned configuration is not "
-                     "shown better than it; its settings as its source gives them):")
+        lines.append(f"recommended settings: the rule of thumb {conf.rule['name']}, as its source gives them (the "
+                     "recommendation above says why):")
         lines += [f"  {k} = {fmt_value(k, v)}" for k, v in sorted(rec.items())]
     elif conf is not None and rec:  # what the ablation showed of each, not a claim beyond it
         lines.append("recommended settings (differ from the default; what the ablation showed of each):")

@@ -202,9 +202,11 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
                                        ablation_reserve(entries[best_i][2], default, pattern_phases))
             if more > rounds:
                 rounds, plan = more, [n for n in looks(more) if n > done]
+    # the winner as the summary names it (the best estimate when it is above the default's, shown or not)
+    win_i = best_i if best_i and (decision == "recommend" or _log_of(look) > 0) else 0
     vs_rule = None if rule is None or rule_i is None else against_rule(
-        entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
-        (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
+        entries, vals, hs, rule_i, rule[2], win_i, maximize, aggregate,
+        (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA), matters)
     left = None if max_runs is None else max_runs - made[0]
     conf = _finish(entries, vals, hs, look, best_i, decision, done, rounds, matters, maximize, counted,
                    pattern_phases, base, default, vs_rule, left)
@@ -268,15 +270,23 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
                         bound=margin(look.bound, maximize) if look.bound > -float("inf") else None)
     if vs_rule is not None:
         conf.rule, conf.over_rule = vs_rule.rule, vs_rule.over_rule
-    if decision == "recommend" and vs_rule is not None and vs_rule.gives_way:
-        conf.recommends_rule = True  # the tuned configuration is not shown better than the rule: recommend the rule
-        rule_cfg = entries[vs_rule.index][2]
-        changed = {k: v for k, v in rule_cfg.items() if default.get(k) != v}
-        for name, why in inert(changed, phases).items():
-            conf.dropped[name] = why
-            changed.pop(name)
-        conf.recommended = changed
+    if vs_rule is not None and vs_rule.stands and (decision != "recommend" or vs_rule.gives_way):
+        # nothing is shown better than the rule of thumb, what the user would do anyway, and it is shown to cost at
+        # most what matters against the default: recommend the rule (a winner shown over the default but not over
+        # the rule, or nothing shown over the default at all)
+        _recommend_rule(conf, entries[vs_rule.index][2], default, phases)
     elif decision == "recommend":
         conf.recommended = ablate(conf, winner["config"], default, measure, maximize, phases, base,
                                    min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]), left)
     return conf
+
+
+def _recommend_rule(conf: Confirmation, rule: Config, default: Config, phases: Sequence[str]) -> None:
+    """Recommend the rule of thumb ``rule``: its settings that differ from the default and can act, as its source
+    gives them (no ablation)."""
+    conf.recommends_rule = True
+    changed = {k: v for k, v in rule.items() if default.get(k) != v}
+    for name, why in inert(changed, phases).items():
+        conf.dropped[name] = why
+        changed.pop(name)
+    conf.recommended = changed

@@ -33,7 +33,8 @@ class Confirmation:
     bound: float | None = None  # the winner's one-sided 95% lower bound (what decides a recommendation)
     rule: dict[str, Any] | None = None  # the best rule of thumb: {name, label, trial, margin, low, high} over the default
     over_rule: dict[str, Any] | None = None  # the winner over that rule: {margin, low, high, bound} (None: it is the rule)
-    recommends_rule: bool = False  # the winner is not shown better than the rule: the rule is recommended
+    recommends_rule: bool = False  # nothing is shown better than the rule, nor the rule worse than the default: the
+    # rule is recommended (``rule_reason`` says which of the two cases)
     runs: int = 0  # runs the confirmation made (rounds and ablation)
     max_runs: int | None = None  # its budget of runs (None: rounds and time only)
     note: str = ""  # what the budget left out (e.g. the ablation)
@@ -84,19 +85,38 @@ class Confirmation:
                        f"{o['low']:+.1%} to {o['high']:+.1%})")
         return out
 
+    def rule_reason(self) -> str:
+        """Why the rule of thumb is recommended ('' when it is not)."""
+        if not self.recommends_rule or self.rule is None:
+            return ""
+        name = self.rule["name"]
+        floor = f" (at least {self.rule['floor']:+.1%}, one-sided 95%)" if "floor" in self.rule else ""
+        near = f"is shown to cost at most {self.matters:.0%} against the default{floor}"
+        if self.proven:
+            return f"the tuned configuration {self.winner} is not shown better than the rule of thumb {name}, which {near}"
+        return (f"nothing is shown better than the default; the rule of thumb {name} is what a user would do anyway "
+                f"and {near}")
+
+    def rule_refused(self) -> str:
+        """Why the rule of thumb is not the fallback of a confirmation that keeps the defaults ('' otherwise)."""
+        r = self.rule
+        if r is None or self.recommends_rule or self.proven or r["trial"] < 0:
+            return ""
+        floor = f" (at least {r['floor']:+.1%}, one-sided 95%)" if "floor" in r else " (it could not be measured)"
+        return f"the rule of thumb {r['name']} is not shown to cost less than {self.matters:.0%} against the default{floor}"
+
     def claim(self) -> str:
         """The recommendation's confirmed gain over the default and over the best rule of thumb, in one line."""
         if self.recommends_rule and self.rule is not None:
             r = self.rule
             return (f"recommendation: the rule of thumb {r['name']} ({r['label']}): {r['margin']:+.1%} over the default "
-                    f"(95% interval {r['low']:+.1%} to {r['high']:+.1%}); the tuned configuration {self.winner} is not "
-                    "shown better than it")
+                    f"(95% interval {r['low']:+.1%} to {r['high']:+.1%}); {self.rule_reason()}")
         if not self.proven:
             rule = ""
             if self.rule is not None and self.rule["trial"] >= 0:
                 r = self.rule
                 rule = (f"; the best rule of thumb {r['name']}: {r['margin']:+.1%} over the default (95% interval "
-                        f"{r['low']:+.1%} to {r['high']:+.1%})")
+                        f"{r['low']:+.1%} to {r['high']:+.1%})") + (f"; {self.rule_refused()}" if self.rule_refused() else "")
             return f"recommendation: the system's defaults (no configuration shown better){rule}"
         over = self.over_rule_text()
         return (f"recommendation: {self.winner}: {self.margin:+.1%} over the default (95% interval {self.low:+.1%} to "
@@ -163,6 +183,12 @@ class Confirmation:
             return (f"shown: {self.winner} beats the default by {self._pm()}, but it is not shown better than the rule "
                     f"of thumb {r['name']} ({o['margin']:+.1%}, 95% interval {o['low']:+.1%} to {o['high']:+.1%}): "
                     f"recommended: the rule of thumb {r['name']}, what you would have tried anyway")
+        if self.recommends_rule and self.rule is not None:  # nothing shown better than the default
+            r = self.rule
+            return (f"not shown: no candidate beats the default after {n} rounds (the rule of thumb {r['name']}: "
+                    f"{r['margin']:+.1%}, 95% interval {r['low']:+.1%} to {r['high']:+.1%}): recommended: the rule "
+                    f"of thumb {r['name']}, what you would have tried anyway, shown to cost at most {self.matters:.0%} "
+                    "against the default")
         if self.proven:
             at_least = f" (at least {self.bound:+.1%}, one-sided 95%)" if self.bound is not None else ""
             return f"shown: {self.winner} beats the default by {self._pm()}{at_least}"
