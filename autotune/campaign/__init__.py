@@ -9,6 +9,10 @@
   confirmation of the recommendation.
 """
 
+from autotune.campaign.check._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
+from autotune.campaign.check._dryrun import Proposal, dry_run_confirmation_lines, proposals
+from autotune.campaign.check._stack import StackReport, check_stack, ignored_hints
+from autotune.campaign.confirm._recommend import recommended_config, shown_not_in_effect
 from autotune.campaign.file._config import Budget, Campaign, Objective, load_campaign, parse_campaign
 from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, rate_value, recommend, within_value
 from autotune.campaign.file._names import check_study_name
@@ -16,15 +20,12 @@ from autotune.campaign.file._values import nonempty_path, storage_url, tracking_
 from autotune.campaign.file._values import repeats as repeats_value
 from autotune.campaign.file._values import trials as trials_value
 from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
-from autotune.campaign.run._reach import unreachable
-from autotune.campaign.run._reservation import reservation_job
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.run._preflight import pending_lines, preflight
+from autotune.campaign.run._report import confirmation_lines, fmt_value, hints_text, summary, summary_text
 from autotune.campaign.study._advise import Advice, advise, heldout_errors
 from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import points, value_of, worst_values
-from autotune.campaign.study._report import confirmation_lines, fmt_value, hints_text, summary, summary_text
 from autotune.campaign.study._resume import in_space
 from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
 from autotune.campaign.study._study import (
@@ -36,12 +37,11 @@ from autotune.campaign.study._study import (
     ran_trials,
     value_flag,
 )
-from autotune.campaign.verify._baseline import baseline_config
-from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
-from autotune.campaign.verify._dryrun import Proposal, dry_run_confirmation_lines, proposals
-from autotune.campaign.verify._preflight import pending_lines, preflight
-from autotune.campaign.verify._recommend import recommended_config, shown_not_in_effect
-from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
+from autotune.campaign.trial._baseline import baseline_config
+from autotune.campaign.trial._reach import unreachable
+from autotune.campaign.trial._reservation import reservation_job
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import TrialOutcome, run_trial
 
 __all__ = [
     "Advice",

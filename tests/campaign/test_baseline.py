@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from autotune.campaign import parse_campaign
-from autotune.campaign.verify._baseline import baseline_config
+from autotune.campaign.trial._baseline import baseline_config
 from autotune.errors import ConfigError
 from autotune.launch import RunRequest
 from autotune.launch._command import app_command

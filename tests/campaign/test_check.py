@@ -118,7 +118,7 @@ def test_check_asks_the_launchers_preflight_first(make_campaign: Any) -> None:
     from collections.abc import Sequence
 
     from autotune.campaign import Runtime, load_campaign
-    from autotune.campaign.verify._check import format_check, run_check
+    from autotune.campaign.check._check import format_check, run_check
     from autotune.errors import AutotuneError
     from autotune.launch import RunRequest
     from autotune.launch._local import LocalLauncher

@@ -19,8 +19,8 @@ import pytest
 from autotune import trialrecord
 from autotune._storage import GRACE_S
 from autotune.campaign import CampaignLoop, load_campaign, summary_text
+from autotune.campaign.confirm._confirm import CONFIRM_BASE
 from autotune.campaign.file._names import data_dir_name
-from autotune.campaign.verify._confirm import CONFIRM_BASE
 
 HOST = socket.gethostname()
 ME = f"{HOST}:{os.getpid()}"
@@ -161,7 +161,7 @@ def test_a_worker_joining_leaves_the_data_of_a_live_worker_s_confirmation(search
 
 def test_the_claimant_beats_while_confirming_and_clears_its_claim_when_it_fails(tmp_path: Path,
                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from autotune.campaign.verify import _claim
+    from autotune.campaign.confirm import _claim
 
     monkeypatch.setattr(_claim, "HEARTBEAT_S", 0.05)
     storage = f"sqlite:///{tmp_path / 's.db'}"

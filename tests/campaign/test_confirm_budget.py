@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign
-from autotune.campaign.verify import _recommend
-from autotune.campaign.verify._confirm import confirm, run_plan
-from autotune.campaign.verify._confirmbudget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
+from autotune.campaign.confirm import _recommend
+from autotune.campaign.confirm._confirm import confirm, run_plan
+from autotune.campaign.confirm._confirmbudget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
 from autotune.errors import ConfigError
 from tests.campaign.test_confirm import DEFAULT, Bench
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from autotune.campaign import CampaignLoop, Runtime, load_campaign
-from autotune.campaign.verify._dryrun import proposals
+from autotune.campaign.check._dryrun import proposals
 from autotune.cli import main
 
 REPO = Path(__file__).resolve().parents[2]

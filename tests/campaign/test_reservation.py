@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from autotune.campaign import load_campaign, run_campaign
-from autotune.campaign.run._reservation import release
-from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.trial._reservation import release
+from autotune.campaign.trial._runtime import Runtime
 from autotune.launch._persistent import STATE_FILE, set_up
 from autotune.testing import ensure_local_slurm
 

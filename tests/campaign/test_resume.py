@@ -88,7 +88,7 @@ def test_a_resumed_study_finds_its_own_records(make_campaign: Any) -> None:
 def test_an_interrupted_trial_recorded_before_per_study_records_is_found(make_campaign: Any) -> None:
     import json
 
-    from autotune.campaign.run._runtime import Runtime
+    from autotune.campaign.trial._runtime import Runtime
 
     rt = Runtime.build(load_campaign(make_campaign()).with_overrides(study="alpha"))
     old = rt.campaign.workdir / "runs" / "trial-0003" / "rep-1"  # where earlier versions kept every study's

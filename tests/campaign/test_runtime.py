@@ -7,8 +7,8 @@ import zlib
 from typing import Any
 
 from autotune.campaign import Runtime, load_campaign
-from autotune.campaign.verify._check import check_request
-from autotune.campaign.verify._preflight import first_requests
+from autotune.campaign.check._check import check_request
+from autotune.campaign.run._preflight import first_requests
 
 
 def test_a_trial_request_carries_the_trials_hints_directories_and_seed(make_campaign: Any) -> None:

@@ -57,7 +57,7 @@ def test_romio_selected_under_open_mpi_is_a_one_line_contradiction(make_campaign
 
 
 def test_model_launcher_detects_nothing(make_campaign: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import autotune.campaign.verify._stack as stack
+    import autotune.campaign.check._stack as stack
 
     def boom(*_: object, **__: object) -> None:
         raise AssertionError("the model launcher needs no detection")

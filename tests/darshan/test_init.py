@@ -111,7 +111,7 @@ def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
     import yaml
 
     from autotune.campaign import parse_campaign
-    from autotune.campaign.verify._baseline import baseline_config
+    from autotune.campaign.trial._baseline import baseline_config
 
     c = parse_campaign(yaml.safe_load(init.text), Path.cwd())
     space = c.space.bind(c.system, c.fs, c.app.pattern)

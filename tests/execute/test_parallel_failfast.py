@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from autotune.campaign import Runtime, parse_campaign
-from autotune.campaign.run._trial import TrialOutcome, run_trial
+from autotune.campaign.trial._trial import TrialOutcome, run_trial
 from autotune.execute._parallel import ParallelLoop
 
 

@@ -13,18 +13,18 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
+from autotune.campaign.confirm._confirmbudget import confirmation_reserve
 from autotune.campaign.file._config import Campaign
-from autotune.campaign.run._reservation import release, reserve
-from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.run._preflight import cancel_active, preflight
+from autotune.campaign.run._report import summary, summary_text
 from autotune.campaign.run._steps import LoopSteps
-from autotune.campaign.run._trial import TrialOutcome, run_trial
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import value_of
-from autotune.campaign.study._report import summary, summary_text
 from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
 from autotune.campaign.study._study import best_trial, heartbeat, ran_trials
-from autotune.campaign.verify._confirmbudget import confirmation_reserve
-from autotune.campaign.verify._preflight import cancel_active, preflight
+from autotune.campaign.trial._reservation import release, reserve
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import TrialOutcome, run_trial
 from autotune.errors import AutotuneError
 from autotune.space import Config
 from autotune.tracking import CampaignInfo
@@ -83,7 +83,7 @@ class CampaignLoop(LoopSteps):
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
                          "the Pareto front, see docs/DESIGN.md)")
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
-                from autotune.campaign.verify._recommend import confirm_campaign
+                from autotune.campaign.confirm._recommend import confirm_campaign
 
                 left = None if c.budget.wall_time is None else c.budget.wall_time - (time.monotonic() - self._started)
                 confirm_campaign(self.rt, study, c.objective.confirm, self.say, left)  # one worker of a shared campaign

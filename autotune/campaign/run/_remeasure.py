@@ -9,10 +9,10 @@ from optuna.trial import TrialState
 
 from autotune import trialrecord
 from autotune.campaign.file._names import REMEASURE_BASE
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import run_trial
 from autotune.campaign.study._objectives import value_of
 from autotune.campaign.study._resume import in_space
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import run_trial
 
 
 def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) -> None:

@@ -15,11 +15,10 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _killpoint, trialrecord
 from autotune._storelock import store_lock
+from autotune.campaign.confirm._claim import in_use
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import clean_stale_data
-from autotune.campaign.run._runtime import Runtime
 from autotune.campaign.run._show import trial_line, trial_record
-from autotune.campaign.run._trial import TrialOutcome
 from autotune.campaign.study import _resume
 from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
 from autotune.campaign.study._study import (
@@ -31,7 +30,8 @@ from autotune.campaign.study._study import (
     recover_interrupted,
 )
 from autotune.campaign.study._untried import nearest_untried
-from autotune.campaign.verify._claim import in_use
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import TrialOutcome
 from autotune.launch import kill_leftovers
 from autotune.space import Config, rules_of_thumb
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
@@ -147,7 +147,7 @@ class LoopSteps:
         """Fail fast: the default failed in every repetition and nothing has succeeded yet."""
         if outcome.ok or not outcome.is_default or best_trial(study) is not None:
             return False
-        from autotune.campaign.verify._check import default_failure
+        from autotune.campaign.check._check import default_failure
 
         self.failure = default_failure(outcome)
         self.say("\n" + self.failure)

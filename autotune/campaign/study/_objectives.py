@@ -21,7 +21,7 @@ from autotune.tiers import DATAWARP
 
 if TYPE_CHECKING:
     from autotune.campaign.file._config import Campaign
-    from autotune.campaign.run._trial import TrialOutcome
+    from autotune.campaign.trial._trial import TrialOutcome
 
 
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-from autotune.campaign.verify._confirmation import MATTERS, Confirmation
+from autotune.campaign.confirm._confirmation import MATTERS, Confirmation
 from autotune.hints import inert
 from autotune.measure import (
     ALPHA,

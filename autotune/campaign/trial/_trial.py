@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.trial._runtime import Runtime
 from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import (
     Measurement,

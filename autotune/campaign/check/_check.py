@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from autotune._yaml import expect
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import TrialOutcome, what_took_effect
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import TrialOutcome, what_took_effect
 from autotune.errors import AutotuneError, ConfigError
 from autotune.launch import RunRequest, RunResult, tail
 from autotune.measure import STATES, Measurement, strip_hints_display

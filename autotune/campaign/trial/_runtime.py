@@ -14,8 +14,8 @@ import optuna
 
 from autotune.campaign.file._config import Campaign
 from autotune.campaign.file._names import check_study_name, data_dir_name
-from autotune.campaign.run._reach import launch_io, unreachable
-from autotune.campaign.run._reservation import reservation_parameters
+from autotune.campaign.trial._reach import launch_io, unreachable
+from autotune.campaign.trial._reservation import reservation_parameters
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, RunRequest, get_launcher, job_name_of
@@ -62,7 +62,7 @@ class Runtime:
                              for why, names in blind.items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
-        from autotune.campaign.verify._baseline import baseline_config
+        from autotune.campaign.trial._baseline import baseline_config
 
         return cls(c, space, launcher, extractor, baseline_config(space, c.baseline), io or "ompio")
 

@@ -1,7 +1,7 @@
 """The confirmation of a finished campaign: its candidates (the best physically distinct configurations), their
 pooled history, the run of ``confirm`` on the study, and the configuration it recommends for export.
 
-The statistics (interleaved rounds, the looks, the ablation) are in ``autotune.campaign.verify._confirm``."""
+The statistics (interleaved rounds, the looks, the ablation) are in ``autotune.campaign.confirm._confirm``."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import run_trial
+from autotune.campaign.confirm._claim import ConfirmationClaim
+from autotune.campaign.confirm._confirm import TOP, confirm, physical, run_plan
+from autotune.campaign.confirm._confirmation import Confirmation
+from autotune.campaign.confirm._confirmbudget import runs_budget
 from autotune.campaign.study._resume import in_space
-from autotune.campaign.verify._claim import ConfirmationClaim
-from autotune.campaign.verify._confirm import TOP, confirm, physical, run_plan
-from autotune.campaign.verify._confirmation import Confirmation
-from autotune.campaign.verify._confirmbudget import runs_budget
+from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial._trial import run_trial
 from autotune.hints import acting, measured_phases
 from autotune.space import Config
 

@@ -16,7 +16,7 @@ from autotune.systems import FileSystem
 
 if TYPE_CHECKING:
     from autotune.campaign.file._config import Campaign
-    from autotune.campaign.run._runtime import Runtime
+    from autotune.campaign.trial._runtime import Runtime
 
 
 def parse_reservation(value: Any, fs: FileSystem, app: AppSpec, launcher: dict[str, Any]) -> Persistent | None:

@@ -1,0 +1,1 @@
+"""Checks before a campaign: ``check`` (one trial of the default), ``tune --dry-run``, the MPI stack."""
