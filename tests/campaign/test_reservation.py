@@ -44,7 +44,7 @@ def _campaign(tmp: Path, persistent: dict[str, Any], trials: int = 2) -> Path:
 def test_interrupted_campaign_keeps_its_reservation(tmp_path: Path) -> None:
     rt = Runtime.build(load_campaign(_campaign(tmp_path, {"name": "t1"})))
     said: list[str] = []
-    release(rt, said.append, "interrupted")  # no job submitted: nothing to wait for
+    release(rt.campaign, said.append, "interrupted")  # no job submitted: nothing to wait for
     assert said == ["persistent reservation t1: kept for the resumed campaign (interrupted)"]
     assert not (tmp_path / "w" / STATE_FILE).exists()
 

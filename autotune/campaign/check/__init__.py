@@ -1,1 +1,21 @@
-"""Checks before a campaign: ``check`` (one trial of the default), ``tune --dry-run``, the MPI stack."""
+"""Checks before a campaign: ``check`` (one trial of the default), ``tune --dry-run``, the MPI stack.
+
+Its face: what the layers above use (its modules are private)."""
+
+from autotune.campaign.check._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
+from autotune.campaign.check._dryrun import Proposal, dry_run_confirmation_lines, proposals
+from autotune.campaign.check._stack import StackReport, check_stack, ignored_hints
+
+__all__ = [
+    "CheckReport",
+    "Proposal",
+    "StackReport",
+    "check_stack",
+    "dry_run_confirmation_lines",
+    "format_check",
+    "ignored_hints",
+    "parse_config_overrides",
+    "proposals",
+    "run_check",
+    "what_it_gets",
+]

@@ -11,15 +11,12 @@ from typing import Any
 import yaml
 
 from autotune._yaml import expect
-from autotune.campaign.trial._runtime import Runtime
-from autotune.campaign.trial._trial import TrialOutcome, what_took_effect
+from autotune.campaign.trial import Runtime, output_tail, what_took_effect
 from autotune.errors import AutotuneError, ConfigError
-from autotune.launch import RunRequest, RunResult, tail
-from autotune.measure import STATES, Measurement, strip_hints_display
+from autotune.launch import RunRequest, RunResult, app_command
+from autotune.measure import STATES, Measurement
 from autotune.space import COMPONENT_RULES, Config, other_component
-
-TAIL_LINES = 15
-LINE_CHARS = 240  # a kernel's JSON record is one long line
+from autotune.units import parse_size
 
 
 @dataclass
@@ -69,8 +66,6 @@ def parse_config_overrides(rt: Runtime, items: list[str]) -> Config:
         p = params[name]
         value = yaml.safe_load(text) if text.strip() else text
         if p.type != "categorical" and isinstance(value, str):
-            from autotune.units import parse_size
-
             value = parse_size(value, f"--config {name}")
         expect(value, (str, int, bool, float), f"--config {name}", "a value")
         if not p.contains(value):
@@ -91,8 +86,6 @@ def check_request(rt: Runtime, config: Config, is_default: bool) -> RunRequest:
 
 def what_it_gets(rt: Runtime, req: RunRequest) -> tuple[str, dict[str, str], dict[Path, str]]:
     """The command line (or job script), the environment autotune adds and the files it writes first."""
-    from autotune.launch import app_command
-
     command = rt.launcher.describe(req)
     if rt.campaign.launcher.get("name") == "model":
         return command, {}, {}
@@ -129,17 +122,6 @@ def run_check(rt: Runtime, config: Config | None = None) -> CheckReport:
                 rep.verification[name] = {"state": "not passed", "how": why, "requested": config[name],
                                           "observed": None}
     return rep
-
-
-def output_tail(result: RunResult, lines: int = TAIL_LINES) -> list[str]:
-    """The last lines of a run's stdout and stderr (without the printed hint lines), labelled."""
-    out: list[str] = []
-    for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
-        t = tail(strip_hints_display(text), lines)
-        if t:
-            out.append(f"last lines of {name}:")
-            out += [f"  | {ln if len(ln) <= LINE_CHARS else ln[:LINE_CHARS] + ' ...'}" for ln in t.splitlines()]
-    return out or ["(the run printed nothing)"]
 
 
 def format_check(rt: Runtime, rep: CheckReport) -> str:
@@ -196,13 +178,3 @@ def _hints_lines(rep: CheckReport, echo: bool) -> list[str]:
     return lines
 
 
-def default_failure(outcome: TrialOutcome) -> str:
-    """The fail-fast report: the reason and the last lines of the failed runs' output."""
-    reason = outcome.error or "every repetition failed"
-    lines = [f"the default configuration failed in every repetition ({len(outcome.repetitions)}): {reason}",
-             "stopped before spending the budget; `autotune check CAMPAIGN` runs it once and shows everything"]
-    err = strip_hints_display(outcome.stderr_tail)
-    if err.strip() == outcome.stdout_tail.strip():  # the trial keeps stdout there when stderr was empty
-        err = ""
-    lines += output_tail(RunResult(returncode=None, stdout=outcome.stdout_tail, stderr=err))
-    return "\n".join(lines)

@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 import optuna
 
 from autotune import trialrecord
-from autotune.campaign.confirm._confirmbudget import dry_run_lines
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.run._loop import CampaignLoop
-from autotune.campaign.study._study import open_study
-from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.confirm import dry_run_lines
+from autotune.campaign.file import Campaign
+from autotune.campaign.run import CampaignLoop
+from autotune.campaign.study import open_study
+from autotune.campaign.trial import Runtime
 from autotune.errors import AutotuneError
 from autotune.space import Config
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from autotune.campaign.file._config import Campaign
+from autotune.campaign.file import Campaign
 from autotune.errors import ConfigError
 from autotune.space import CATALOGUE, BoundSpace
 from autotune.systems import MpiStack, detect_cores, detect_filesystem, detect_mpi

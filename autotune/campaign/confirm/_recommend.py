@@ -17,9 +17,8 @@ from autotune.campaign.confirm._claim import ConfirmationClaim
 from autotune.campaign.confirm._confirm import TOP, confirm, physical, run_plan
 from autotune.campaign.confirm._confirmation import Confirmation
 from autotune.campaign.confirm._confirmbudget import runs_budget
-from autotune.campaign.study._resume import in_space
-from autotune.campaign.trial._runtime import Runtime
-from autotune.campaign.trial._trial import run_trial
+from autotune.campaign.study import in_space
+from autotune.campaign.trial import Runtime, run_trial
 from autotune.hints import acting, measured_phases
 from autotune.space import Config
 

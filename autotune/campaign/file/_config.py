@@ -13,14 +13,14 @@ from autotune.campaign.file import _values as _checks
 from autotune.campaign.file._cost import CostObjective, parse_cost
 from autotune.campaign.file._localmpi import local_mpi
 from autotune.campaign.file._names import check_study_name, data_root_for
-from autotune.campaign.trial._reservation import parse_reservation
+from autotune.campaign.file._persistent import parse_reservation
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec, Persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
-from autotune.space import SearchSpace, load_space
+from autotune.space import CATALOGUE, SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
 from autotune.tracking import active_tracker
 from autotune.units import parse_duration
@@ -132,8 +132,6 @@ class Campaign:
 
 def _reads(value: Any) -> tuple[str, ...]:
     """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
-    from autotune.space import CATALOGUE
-
     expect(value, list, "app.reads", "a list of parameter names")
     for name in value:
         if name not in CATALOGUE:

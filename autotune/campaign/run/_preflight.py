@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial import Runtime
 from autotune.launch import RunRequest, describe_pending
 
 

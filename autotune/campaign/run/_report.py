@@ -7,14 +7,20 @@ from typing import Any
 import optuna
 
 from autotune import trialrecord
-from autotune.campaign.confirm._claim import confirming_worker
-from autotune.campaign.confirm._confirmation import Confirmation
-from autotune.campaign.confirm._recommend import recommended_config
-from autotune.campaign.file._cost import CostObjective
-from autotune.campaign.study._digest import counts, first_flagged
-from autotune.campaign.study._objectives import front, is_multi, value_of
-from autotune.campaign.study._study import best_trial, default_trial, implausible_trials, rule_trials
-from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.confirm import Confirmation, confirming_worker, recommended_config
+from autotune.campaign.file import CostObjective
+from autotune.campaign.study import (
+    best_trial,
+    counts,
+    default_trial,
+    first_flagged,
+    front,
+    implausible_trials,
+    is_multi,
+    rule_trials,
+    value_of,
+)
+from autotune.campaign.trial import Runtime
 from autotune.hints import Settings, render
 from autotune.measure import NOT_VERIFIABLE, PROBLEMS, verdict_lines
 from autotune.space import CATALOGUE

@@ -12,14 +12,15 @@ from typing import Any
 
 import optuna
 
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.file._names import check_study_name, data_dir_name
+from autotune.campaign.file import Campaign, check_study_name, data_dir_name
+from autotune.campaign.trial._baseline import baseline_config
 from autotune.campaign.trial._reach import launch_io, unreachable
 from autotune.campaign.trial._reservation import reservation_parameters
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, RunRequest, get_launcher, job_name_of
 from autotune.measure import BaseExtractor, get_extractor
+from autotune.model import cannot_judge, physical_ceiling
 from autotune.space import BoundSpace, Config
 from autotune.tiers import POSIX
 
@@ -53,8 +54,6 @@ class Runtime:
             if launcher.runs_command and c.app.kernel is None:  # its hints reach ROMIO only (a ROMIO_HINTS file)
                 space.romio_only = tuple(dict.fromkeys([*space.romio_only, *(
                     p.name for p in space.active if p.name.startswith("mpiio.") and p.name not in c.app.reads)]))
-        from autotune.model import cannot_judge
-
         blind: dict[str, list[str]] = {}
         for name, why in cannot_judge(p.name for p in space.active).items():
             blind.setdefault(why, []).append(name)
@@ -62,8 +61,6 @@ class Runtime:
                              for why, names in blind.items())
         extractor = get_extractor(c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
-        from autotune.campaign.trial._baseline import baseline_config
-
         return cls(c, space, launcher, extractor, baseline_config(space, c.baseline), io or "ompio")
 
     def settings_for(self, config: Config, is_default: bool) -> Settings:
@@ -141,8 +138,6 @@ class Runtime:
     def plausible_max(self) -> float | None:
         """The model's aggregate ceiling of the target in MiB/s for a bandwidth metric (None: no bound known):
         ``measure.implausible`` flags a value ten times above it."""
-        from autotune.model import physical_ceiling
-
         c = self.campaign
         if c.objective.kind != "bandwidth":
             return None

@@ -24,6 +24,7 @@ from autotune.measure import (
     verify_hints,
     verify_run,
 )
+from autotune.optimize import RepetitionPolicy
 from autotune.space import Config
 
 
@@ -122,8 +123,6 @@ def _drop_data(rt: Runtime, req: RunRequest, retry_of: int | None) -> None:
 def _run_adaptive(rt: Runtime, outcome: TrialOutcome, requests: list[RunRequest], incumbent: float | None,
                   retry_of: int | None = None) -> None:
     """One repetition at a time while the configuration can still beat ``incumbent`` (None: the first one)."""
-    from autotune.optimize import RepetitionPolicy
-
     objective = rt.campaign.objective
     policy = RepetitionPolicy(len(requests), adaptive=True)
     for req in requests:
