@@ -16,7 +16,7 @@ from autotune.cli import main
 from autotune.errors import ConfigError
 from autotune.testing import local_system_file, simulate_cores
 
-DATA = Path(__file__).parent.parent / "systems" / "data"
+DATA = Path(__file__).parents[2] / "systems" / "data"
 
 
 def fake_openmpi(folder: Path) -> str:

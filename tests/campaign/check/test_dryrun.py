@@ -13,7 +13,7 @@ from autotune.campaign import CampaignLoop, Runtime, load_campaign
 from autotune.campaign.check._dryrun import proposals
 from autotune.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow

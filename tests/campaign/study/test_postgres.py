@@ -18,7 +18,7 @@ from optuna.trial import TrialState
 from autotune.testing import fresh_postgres_database
 
 SERVER = os.environ.get("AUTOTUNE_TEST_POSTGRES_SERVER", "postgresql://postgres@127.0.0.1:5432")
-EXAMPLES = Path(__file__).resolve().parents[2] / "experiments" / "campaigns"
+EXAMPLES = Path(__file__).resolve().parents[3] / "experiments" / "campaigns"
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from autotune.campaign.confirm import _recommend
 from autotune.campaign.confirm._confirm import confirm, run_plan
 from autotune.campaign.confirm._confirmbudget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
 from autotune.errors import ConfigError
-from tests.campaign.test_confirm import DEFAULT, Bench
+from tests.campaign.confirm.test_confirm import DEFAULT, Bench
 
 CAMPAIGN: dict[str, Any] = {
     "name": "budget",

@@ -9,7 +9,7 @@ import yaml
 from autotune.campaign import load_campaign
 from autotune.errors import ConfigError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def write(tmp_path: Path, data: dict[str, Any]) -> Path:

@@ -18,7 +18,7 @@ from autotune.model import FIT_NAMES, MeasuredRun, constants_for, fit_constants,
 from autotune.pattern import IOPattern
 from autotune.systems import load_system
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MIB = 1 << 20
 
 

@@ -43,7 +43,7 @@ def test_rules_of_thumb_can_be_left_out(tmp_path: Path) -> None:
 def test_space_lists_the_rules_of_thumb_with_their_sources(capsys: pytest.CaptureFixture[str]) -> None:
     from autotune.cli import main
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     assert main(["space", str(root / "experiments" / "campaigns" / "model-theta-ior.yaml")]) == 0
     out = capsys.readouterr().out
     assert "rules of thumb (run right after the default):" in out
