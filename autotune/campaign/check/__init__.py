@@ -1,6 +1,7 @@
 """Checks before a campaign: ``check`` (one trial of the default), ``tune --dry-run``, the MPI stack.
 
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.check._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
 from autotune.campaign.check._dryrun import Proposal, dry_run_confirmation_lines, proposals

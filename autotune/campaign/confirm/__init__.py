@@ -1,7 +1,8 @@
 """The confirmation of the recommendation: paired runs against the default, their budget, the claim on the
 study that one worker confirms.
 
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.confirm._claim import confirming_worker, in_use
 from autotune.campaign.confirm._confirmation import Confirmation

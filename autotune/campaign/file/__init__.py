@@ -1,8 +1,8 @@
-"""The campaign file: parsed and validated into a ``Campaign`` (values, names, the cost objective).
+"""The campaign file, parsed and validated into a ``Campaign`` (values, study names, the cost objective, the
+persistent reservation's keys).
 
-The public names are re-exported by ``autotune.campaign``.
-
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.file._config import Budget, Campaign, Objective, load_campaign, parse_campaign
 from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, rate_value, recommend, within_value

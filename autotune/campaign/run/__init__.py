@@ -1,8 +1,8 @@
-"""The run loop: the campaign bound to its target, trials and their repetitions, re-measurement, the reservation.
+"""The run loop: the steps of a trial, what it tells the study, re-measurement, the launcher's preflight, the
+end-of-campaign summary.
 
-The public names are re-exported by ``autotune.campaign``.
-
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
 from autotune.campaign.run._preflight import pending_lines, preflight

@@ -1,8 +1,8 @@
-"""The study record: the Optuna study and its stores, bounded reads, resume, the objectives' values, the summary.
+"""The study record: the Optuna study and its stores, bounded reads, resume, the objectives' values, the model
+fitted to a study's measured trials.
 
-The public names are re-exported by ``autotune.campaign``.
-
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.study._advise import Advice, advise, heldout_errors
 from autotune.campaign.study._digest import Counts, best_ran, counts, first_flagged, ran_median, rdb, recent, trials_in

@@ -1,7 +1,8 @@
 """One trial: the campaign bound to its target (``Runtime``), a trial and its repetitions, the reach of a
-configuration, the persistent DataWarp reservation, the baseline configuration.
+configuration, the persistent DataWarp reservation, the baseline configuration, a run's output tail.
 
-Its face: what the layers above use (its modules are private)."""
+Its face: the names the layers above use (its modules are private); ``autotune.campaign``
+re-exports the public ones."""
 
 from autotune.campaign.trial._baseline import baseline_config
 from autotune.campaign.trial._output import default_failure, output_tail
