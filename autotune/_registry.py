@@ -10,6 +10,11 @@ imported on first use (so a plug-in whose optional dependency is missing costs n
 Options are validated by one mechanism: a plug-in declares ``schema`` (a tuple of ``Option``) and
 ``Plugin.check_options`` refuses an unknown key or a value of the wrong type in one line naming the key,
 the value and what was expected.
+
+The plug-ins a campaign builds by name (launchers, executors, trackers, extractors) have one accessor of one
+shape: ``get_<kind>(name, options=None, where=...)`` returns a configured instance of the kind's base class (its
+options checked at construction); ``REGISTRY.get(name)`` returns the registered entry itself (the class), for
+what a class states without being built (``schema``, ``runs_command``).
 """
 
 from __future__ import annotations

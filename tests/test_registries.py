@@ -13,8 +13,12 @@ from typing import Any
 import pytest
 
 from autotune._registry import Plugin, Registry
-from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, RunResult
+from autotune.errors import ConfigError
+from autotune.execute import BaseExecutor, get_executor
+from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, RunResult, get_launcher
+from autotune.measure import BaseExtractor, get_extractor
 from autotune.testing.contracts import SUITES, NoContract, check_entry, entries, registries
+from autotune.tracking import BaseTracker, get_tracker
 from tests.contracts.examples import EXAMPLES
 
 REGISTRIES = registries()
@@ -40,6 +44,19 @@ def test_every_registry_checks_the_base_of_its_kind() -> None:
     assert [r.kind for r in REGISTRIES if r.base is None] == []
     with pytest.raises(TypeError, match="plot 'wrong': 'not a plot' is not a Plot"):
         next(r for r in REGISTRIES if r.kind == "plot").register("wrong", "not a plot")
+
+
+GETS = [pytest.param(get_launcher, "local", BaseLauncher, id="launcher"),
+        pytest.param(get_executor, "serial", BaseExecutor, id="executor"),
+        pytest.param(get_tracker, "none", BaseTracker, id="tracker"),
+        pytest.param(get_extractor, "json", BaseExtractor, id="extractor")]
+
+
+@pytest.mark.parametrize(("get", "name", "base"), GETS)
+def test_every_get_accessor_returns_an_instance_built_with_checked_options(get: Any, name: str, base: type) -> None:
+    assert isinstance(get(name), base) and isinstance(get(name, {}), base)
+    with pytest.raises(ConfigError, match="unknown key 'bogus'"):
+        get(name, {"bogus": 1})
 
 
 @pytest.mark.parametrize(("registry", "name"), _cases())

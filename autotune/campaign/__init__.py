@@ -17,9 +17,11 @@ The names below are the public ones.
 
 from autotune.campaign.check import (
     CheckReport,
+    DryRun,
     Proposal,
     StackReport,
     check_stack,
+    dry_run,
     dry_run_confirmation_lines,
     format_check,
     ignored_hints,
@@ -100,6 +102,7 @@ __all__ = [
     "CostObjective",
     "CostParts",
     "Counts",
+    "DryRun",
     "LoopResult",
     "Objective",
     "Point",
@@ -117,6 +120,7 @@ __all__ = [
     "confirmation_lines",
     "counts",
     "default_trial",
+    "dry_run",
     "dry_run_confirmation_lines",
     "fit_campaigns",
     "fmt_value",

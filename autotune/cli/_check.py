@@ -20,7 +20,12 @@ def register(sub: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime, format_check, parse_config_overrides, run_check
+    from autotune.campaign import (  # lazy: Optuna stack, fast --help
+        Runtime,
+        format_check,
+        parse_config_overrides,
+        run_check,
+    )
 
     c = load(args)
     rt = Runtime.build(c)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from autotune.errors import AutotuneError
+from autotune.execute import executor_names
+from autotune.units import parse_duration
 
 
 def lfs_path(value: str) -> str:
@@ -31,8 +33,6 @@ def add_overrides(p: argparse.ArgumentParser) -> None:
 
 
 def add_tune_overrides(p: argparse.ArgumentParser) -> None:
-    from autotune.execute import executor_names
-
     add_overrides(p)
     p.add_argument("--trials", type=int, help="total trials of the campaign (running again resumes up to this)")
     p.add_argument("--repeats", type=int,
@@ -46,7 +46,7 @@ def add_tune_overrides(p: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> Any:
     """The campaign file named by ``args.campaign`` with the command line's overrides applied."""
-    from autotune.campaign import (
+    from autotune.campaign import (  # lazy: Optuna stack, fast --help
         check_study_name,
         load_campaign,
         nonempty_path,
@@ -56,7 +56,6 @@ def load(args: argparse.Namespace) -> Any:
         trials_value,
         workdir_path,
     )
-    from autotune.units import parse_duration
 
     c = load_campaign(args.campaign)
     kw: dict[str, Any] = {}
@@ -91,7 +90,7 @@ def load(args: argparse.Namespace) -> Any:
 
 def _cost_override(c: Any, args: argparse.Namespace) -> Any:
     """``--exchange-rate`` / ``--within`` applied to the campaign's ``objective.cost`` (None: neither given)."""
-    from autotune.campaign import rate_value, within_value
+    from autotune.campaign import rate_value, within_value  # lazy: Optuna stack, fast --help
 
     rate, within = getattr(args, "exchange_rate", None), getattr(args, "within", None)
     if rate is None and within is None:
@@ -118,7 +117,7 @@ def _cost_override(c: Any, args: argparse.Namespace) -> Any:
 def warn_stack(rt: Any, timeout: float | None = None, *, strict: bool = True) -> None:
     """The campaign's system profile against the stack detected here: one stderr line per contradiction
     (``campaign.check_stack`` raises where the results would be wrong: exit 2; not with ``strict=False``)."""
-    from autotune.campaign import check_stack
+    from autotune.campaign import check_stack  # lazy: Optuna stack, fast --help
 
     for line in check_stack(rt.campaign, rt.space, timeout=timeout, strict=strict).lines:
         print(f"autotune: warning: {line}", file=sys.stderr)
@@ -126,7 +125,7 @@ def warn_stack(rt: Any, timeout: float | None = None, *, strict: bool = True) ->
 
 def print_model_verdict(rt: Any) -> None:
     """One line when the performance model cannot judge the campaign (its first picks are not used), with why."""
-    from autotune.optimize import model_line, model_start
+    from autotune.optimize import model_line, model_start  # lazy: Optuna stack, fast --help
 
     why = model_start(rt.campaign, rt.space)[1]
     if why:
@@ -139,7 +138,7 @@ class _DialectHelp(str):
     for a job's ``ask`` or ``hints`` must not pay for."""
 
     def __mod__(self, params: Any) -> str:
-        from autotune.hints import DIALECTS
+        from autotune.hints import DIALECTS  # lazy: Optuna stack, fast --help
 
         return f"{', '.join(DIALECTS.names())} (default: env)" % params
 
@@ -153,7 +152,7 @@ class DialectChoices:
     (building the parser must not import the hints renderers: see ``_DialectHelp``)."""
 
     def _names(self) -> list[str]:
-        from autotune.hints import DIALECTS
+        from autotune.hints import DIALECTS  # lazy: Optuna stack, fast --help
 
         return DIALECTS.names()
 

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autotune._extras import require
 from autotune.cli._common import add_overrides, add_tune_overrides, load
 from autotune.errors import ConfigError
+from autotune.units import parse_duration
 
 if TYPE_CHECKING:
     from autotune.campaign import Campaign
@@ -64,12 +66,9 @@ def load_all(args: argparse.Namespace) -> list[Campaign]:
 
 def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run or resume every campaign (unless --no-run / report), then write the report."""
-    from autotune._extras import require
-
     require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
-    from autotune.campaign import nonempty_path, workdir_path
-    from autotune.report import check_notify, compare_campaigns, notify
-    from autotune.units import parse_duration
+    from autotune.campaign import nonempty_path, workdir_path  # lazy: Optuna stack, fast --help
+    from autotune.report import check_notify, compare_campaigns, notify  # lazy: matplotlib (optional), checked first
 
     report_dir = Path(nonempty_path(args.report, "--report")).expanduser().resolve()  # '' meant the current directory
     workdir_path(report_dir, "--report")  # a file there is said now, not after the campaigns ran

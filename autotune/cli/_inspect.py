@@ -36,10 +36,18 @@ def register(sub: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from optuna.trial import TrialState
+    from optuna.trial import TrialState  # lazy: Optuna, fast --help
 
-    from autotune.campaign import Runtime, counts, open_study, recent, summary_text, trials_in
-    from autotune.measure import verdict_cell
+    from autotune.campaign import (  # lazy: Optuna stack, fast --help
+        Runtime,
+        counts,
+        open_study,
+        pending_lines,
+        recent,
+        summary_text,
+        trials_in,
+    )
+    from autotune.measure import verdict_cell  # lazy: Optuna stack, fast --help
 
     c = load(args)
     rt = Runtime.build(c)
@@ -57,8 +65,6 @@ def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
           + (": " + ", ".join(f"{rule} {k}" for rule, k in sorted(n.rules.items())) if n.rules else "") + ")"
           + (f", {n.duplicates} repeated a completed configuration (not run)" if n.duplicates else "")
           + (f", {n.dropped} queued outside the space (dropped)" if n.dropped else ""))
-    from autotune.campaign import pending_lines
-
     for line in pending_lines(rt, [t.number for t in running]):  # a job waiting in Slurm's queue, and why
         print(line)
     print(summary_text(rt, study))
@@ -89,8 +95,8 @@ def _mismatch_cell(mismatches: dict[str, Any]) -> str:
 
 
 def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime, best_trial, open_study
-    from autotune.hints import flavour_problem, render
+    from autotune.campaign import Runtime, best_trial, open_study, recommended_config  # lazy: Optuna stack, fast --help
+    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
 
     c = load(args)
     rt = Runtime.build(c)
@@ -98,8 +104,6 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     best = best_trial(study, c.objective.cost)  # two objectives: the trial the cost rule recommends
     if best is None:
         raise AutotuneError(f"study {c.study!r} has no completed trial yet: nothing to export")
-    from autotune.campaign import recommended_config
-
     settings = rt.settings_for(*recommended_config(rt, study, best))  # only settings that differ and matter
     problem = flavour_problem(args.format, c.system.mpi_flavour, c.system.name)
     if problem:
@@ -113,7 +117,7 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 def _claim(study: Any) -> str:
     """The exported recommendation's confirmed gain over the default and over the best rule of thumb, or that it
     is unconfirmed (the search's best of N)."""
-    from autotune.campaign import confirmation_lines
+    from autotune.campaign import confirmation_lines  # lazy: Optuna stack, fast --help
 
     conf = trialrecord.read_study(study).confirmation
     if not conf:
@@ -133,15 +137,14 @@ def _file_patterns(text: str) -> list[str]:
 
 
 def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.space import rules_of_thumb  # lazy: Optuna stack, fast --help
 
     rt = Runtime.build(load(args))
     for n in rt.space.notices:
         print(f"notice: {n}")
     print("\n".join(rt.space.describe()))
     print("rules: " + ", ".join(r.name for r in rt.space.rules))
-    from autotune.space import rules_of_thumb
-
     thumbs, notes = rules_of_thumb(rt.space)  # what a campaign runs right after the default
     print("rules of thumb (run right after the default):" if thumbs else "rules of thumb: none differs from the default here")
     for b in thumbs:

@@ -12,6 +12,7 @@ from typing import ClassVar, NoReturn
 from autotune._yaml import plain_text
 from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _site, _submit, _tune
 from autotune.cli._errors import describe, guard_stdout
+from autotune.cli._service import hints_defaults
 from autotune.errors import AutotuneError
 
 # Subcommand modules in the order `autotune --help` lists them.
@@ -65,8 +66,6 @@ def _run(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         if argv[:1] == ["hints"] and exc.code not in (0, None):  # a job script never breaks on `hints`
-            from autotune.cli._service import hints_defaults
-
             return hints_defaults("bad arguments (see the error above)")
         raise
     try:
@@ -75,8 +74,6 @@ def _run(argv: list[str]) -> int:
         return int(args.run(args, argv))
     except AutotuneError as exc:
         if args.cmd == "hints":  # a job script never breaks on `hints`
-            from autotune.cli._service import hints_defaults
-
             return hints_defaults(str(exc))
         print(f"autotune: error: {exc}", file=sys.stderr)
         return 2

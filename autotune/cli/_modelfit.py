@@ -10,7 +10,7 @@ from typing import Any
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    from autotune.campaign import fit_campaigns
+    from autotune.campaign import fit_campaigns  # lazy: Optuna stack, fast --help
 
     site = fit_campaigns(args.campaigns, args.storage, args.constants.split(",") if args.constants else None)
     sys.stdout.write(site.text + "\n")
@@ -21,7 +21,7 @@ def run_fit(args: argparse.Namespace) -> int:
 
 
 def run_advise(args: argparse.Namespace) -> int:
-    from autotune.campaign import advise
+    from autotune.campaign import advise  # lazy: Optuna stack, fast --help
 
     sys.stdout.write(advise(args.campaigns, args.nodes, args.storage,
                             args.constants.split(",") if args.constants else None).text + "\n")

@@ -7,14 +7,14 @@ import json
 import os
 import shlex
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from autotune.cli._common import DialectChoices, add_overrides, dialect_help, lfs_path, load, warn_stack
 from autotune.cli._store import register_store
-from autotune.errors import AutotuneError, ConfigError
+from autotune.errors import AutotuneError
+from autotune.units import parse_duration
 
 
 def register(sub: Any) -> None:
@@ -70,31 +70,7 @@ def _finite(text: str) -> float:
     return value
 
 
-OUTPUT_MAX = 64 << 20  # a job's output read by `tell --output`: the metric is in its text, not in gigabytes
-
-
-def _job_output(name: str) -> str:
-    """``tell --output FILE``: the text of a regular file or a pipe (``<(tail log)``), at most ``OUTPUT_MAX`` bytes;
-    a directory, a device (``/dev/zero`` never ends) or a larger file is a ConfigError."""
-    import stat
-
-    try:
-        mode = os.stat(name).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-            raise ConfigError(f"tell --output: {name!r} is not a file (expected the job's output file)")
-        with open(name, "rb") as f:
-            raw = f.read(OUTPUT_MAX + 1)
-    except OSError as exc:
-        raise ConfigError(f"tell --output: cannot read {name!r}: {exc.strerror}") from None
-    if len(raw) > OUTPUT_MAX:
-        raise ConfigError(f"tell --output: {name!r} is larger than {OUTPUT_MAX >> 20} MiB (give the part that holds "
-                          "the metric, e.g. --output <(tail -n 1000 FILE))")
-    return raw.decode("utf-8", errors="replace")
-
-
 def _seconds(text: str, what: str) -> float:
-    from autotune.units import parse_duration
-
     return float(parse_duration(text, what))
 
 
@@ -121,9 +97,9 @@ def _say_private(c: Any) -> None:
 
 
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime
-    from autotune.hints import render
-    from autotune.service import Policy, do_ask
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.hints import render  # lazy: Optuna stack, fast --help
+    from autotune.service import Policy, do_ask  # lazy: Optuna stack, fast --help
 
     c = load(store_args(args))
     _say_private(c)
@@ -147,51 +123,22 @@ def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime
-    from autotune.launch import RunResult
-    from autotune.service import do_tell
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.service import do_tell, job_report, parse_ref  # lazy: Optuna stack, fast --help
 
     ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
     c = load(store_args(args))
     if ref:  # empty: the job ran a fallback configuration (below)
-        from autotune.service import parse_ref
-
         parse_ref(ref, "--trial" if args.trial is not None else "AUTOTUNE_TRIAL")
     if not ref:
         print("autotune tell: no AUTOTUNE_TRIAL (the job ran a fallback configuration): nothing to tell", file=sys.stderr)
         return 0
     rt = Runtime.build(c)
-    value: float | None = args.value
-    failure = f"the job exited with status {args.exit_status}" if args.exit_status else None
-    extra: dict[str, Any] = {"exit_status": args.exit_status}
-    if failure is None and args.walltime:
-        if not c.objective.metric.endswith("seconds"):
-            raise ConfigError(f"tell --walltime: the objective is {c.objective.metric!r}, not a time (…seconds)")
-        start = os.environ.get("AUTOTUNE_ASK_TIME", "")
-        try:
-            value = time.time() - float(start)
-        except ValueError:
-            raise ConfigError(f"AUTOTUNE_ASK_TIME: {start!r} is not the time printed by `autotune ask`") from None
-    elif failure is None and args.output:
-        text = _job_output(args.output)
-        m = rt.extractor.extract(RunResult(returncode=0, stdout=text), c.objective.metric)
-        from autotune.measure import metric_problem
-
-        value, failure = m.value, m.error or metric_problem(c.objective.metric, m.value, c.objective.kind)
-        value = None if failure else value  # what fails a run's repetition fails the job's trial
-    if failure is None and value is None:
-        raise ConfigError("tell: give the metric (--value, --walltime or --output FILE) or a non-zero --exit-status")
-    if failure is None and value is not None:
-        from autotune.measure import refuse_told
-
-        refuse_told(value, c.objective.kind)  # the rule a run's value obeys: refused before the store is opened
-    if failure is None and value is not None and abs(value) < float("inf") and value == value:  # finite: told
-        from autotune.measure import implausible
-
-        why = implausible(value, c.objective.kind, c.objective.maximize, (), rt.plausible_max())
-        if why is not None:
-            print(f"autotune tell: warning: {why}: recorded, never recommended on its own", file=sys.stderr)
-    print(do_tell(rt, ref, value=value, failure=failure, extra=extra, timeout=_seconds(args.timeout, "--timeout")))
+    job = job_report(rt, value=args.value, walltime=args.walltime, output=args.output, exit_status=args.exit_status)
+    if job.warning is not None:
+        print(f"autotune tell: warning: {job.warning}", file=sys.stderr)
+    print(do_tell(rt, ref, value=job.value, failure=job.failure, extra=job.extra,
+                  timeout=_seconds(args.timeout, "--timeout")))
     sys.stdout.flush()
     return 0
 
@@ -216,9 +163,9 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def _hints(args: argparse.Namespace) -> int:
-    from autotune.campaign import Runtime
-    from autotune.hints import flavour_problem, render
-    from autotune.service import StoreUnavailable, do_hints
+    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
+    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
+    from autotune.service import StoreUnavailable, do_hints  # lazy: Optuna stack, fast --help
 
     if not _is_campaign_file(args.campaign):
         return _app_hints(args)
@@ -245,15 +192,14 @@ def _is_campaign_file(name: str) -> bool:
 
 def _app_hints(args: argparse.Namespace) -> int:
     """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
-    from autotune.hints import flavour_problem, render
-    from autotune.service import StoreUnavailable, app_hints, bounded
+    from autotune.campaign import make_storage  # lazy: Optuna stack, fast --help
+    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
+    from autotune.service import StoreUnavailable, app_hints, bounded  # lazy: Optuna stack, fast --help
 
     storage = store_args(args).storage
     if not storage:
         return hints_defaults(f"{args.campaign!r} is not a campaign file; an app name needs --storage (or ${STORAGE_ENV})")
     try:
-        from autotune.campaign import make_storage
-
         found = bounded(lambda: app_hints(make_storage(storage, fast=True), args.campaign, args.system),
                         _seconds(args.timeout, "--timeout"))
     except (AutotuneError, StoreUnavailable) as exc:

@@ -10,9 +10,11 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from autotune._yaml import parse_yaml, plain_text
 from autotune.errors import ConfigError
 
 MAX_BUDGET_S = 600.0
@@ -46,7 +48,7 @@ def register(sub: Any) -> None:
 
 
 def _setup(args: argparse.Namespace) -> Any:
-    from autotune.systems import ProbeSetup
+    from autotune.systems import ProbeSetup  # lazy: probe modules, fast --help
 
     return ProbeSetup(mpiexec=args.mpiexec, mpiexec_args=tuple(args.mpiexec_arg), python=args.python)
 
@@ -85,9 +87,7 @@ def detection_lines(found: Any) -> list[str]:
 
 
 def cmd_detect(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from dataclasses import asdict
-
-    from autotune.systems import detect_stack
+    from autotune.systems import detect_stack  # lazy: probe modules, fast --help
 
     setup = _setup(args)
     found = detect_stack(_folder(args.path, "--path"), mpi=not args.no_mpi, mpiexec=setup.mpiexec,
@@ -113,8 +113,7 @@ def _budget(text: str) -> float:
 
 
 def cmd_profile(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune._yaml import parse_yaml, plain_text
-    from autotune.systems import parse_system, profile_site
+    from autotune.systems import parse_system, profile_site  # lazy: probe modules, fast --help
 
     out = Path(args.output).expanduser()
     if out.exists() and not args.force:

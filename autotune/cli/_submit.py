@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.errors import ConfigError
+from autotune.execute import raysubmit
 
 FINAL = {"SUCCEEDED", "FAILED", "STOPPED"}
 
@@ -31,16 +32,14 @@ def register(sub: Any) -> None:
 
 
 def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.execute import jobs
-
     if args.status:
-        print(jobs.status(args.address, args.status))
+        print(raysubmit.status(args.address, args.status))
         return 0
     if args.logs:
-        print(jobs.logs(args.address, args.logs), end="")
+        print(raysubmit.logs(args.address, args.logs), end="")
         return 0
     if args.stop:
-        print("stopped" if jobs.stop(args.address, args.stop) else "not running")
+        print("stopped" if raysubmit.stop(args.address, args.stop) else "not running")
         return 0
     if not args.campaign:
         raise ConfigError("submit: give a campaign file, or --status/--logs/--stop ID")
@@ -48,14 +47,14 @@ def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         tune_args = shlex.split(args.tune_args)
     except ValueError as exc:
         raise ConfigError(f"--tune-args: {args.tune_args!r}: {exc}") from None
-    sid = jobs.submit(args.address, Path(args.campaign), tune_args, python=args.python)
+    sid = raysubmit.submit(args.address, Path(args.campaign), tune_args, python=args.python)
     print(sid)
     if not args.wait:
         print(f"autotune submit --address {args.address} --status {sid}   (--logs, --stop)", file=sys.stderr)
         return 0
-    while (state := jobs.status(args.address, sid)) not in FINAL:
+    while (state := raysubmit.status(args.address, sid)) not in FINAL:
         time.sleep(1.0)
-    print(jobs.logs(args.address, sid), end="")
+    print(raysubmit.logs(args.address, sid), end="")
     print(f"job {sid}: {state}", file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 

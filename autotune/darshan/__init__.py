@@ -2,7 +2,7 @@
 (or a draft site profile from the log) and the settings it ran with, diagnose its headroom with the model,
 and read a run's log as a metric."""
 
-from autotune.darshan._campaign import Init, build, preset_for
+from autotune.darshan._campaign import CampaignFromLog, campaign_from_log, preset_for
 from autotune.darshan._diagnose import Finding, diagnose
 from autotune.darshan._draft import Draft, draft_site
 from autotune.darshan._log import JobLog, read_log
@@ -10,6 +10,7 @@ from autotune.darshan._pattern import Derived, FileFigures, derive, file_figures
 from autotune.darshan._target import Target, choose_target, job_settings
 
 __all__ = [
-    "Derived", "Draft", "FileFigures", "Finding", "Init", "JobLog", "Target", "build", "choose_target", "derive",
-    "diagnose", "draft_site", "file_figures", "files_that_matter", "job_settings", "preset_for", "read_log",
+    "CampaignFromLog", "Derived", "Draft", "FileFigures", "Finding", "JobLog", "Target", "campaign_from_log",
+    "choose_target", "derive", "diagnose", "draft_site", "file_figures", "files_that_matter", "job_settings", "preset_for",
+    "read_log",
 ]

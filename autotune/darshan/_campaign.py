@@ -35,8 +35,8 @@ LOG_FILE = "{run_dir}/app.darshan"
 
 
 @dataclass
-class Init:
-    """What ``init`` found and wrote."""
+class CampaignFromLog:
+    """What a Darshan log gave: the job, its derived pattern, the target, its settings and the campaign text."""
 
     log: JobLog
     derived: Derived
@@ -174,9 +174,9 @@ def _searchable(space: BoundSpace, settings: dict[str, Any], notes: list[str]) -
     return kept
 
 
-def build(log_path: str | Path, system: str | None = None, nodes: int | None = None,
-          command: list[str] | None = None, model: bool = False, name: str | None = None,
-          trials: int = 30) -> Init:
+def campaign_from_log(log_path: str | Path, system: str | None = None, nodes: int | None = None,
+                      command: list[str] | None = None, model: bool = False, name: str | None = None,
+                      trials: int = 30) -> CampaignFromLog:
     """Read the log, derive the pattern, choose the target, write the campaign text and diagnose it."""
     from autotune.campaign import baseline_config, parse_campaign, unreachable
 
@@ -252,7 +252,7 @@ def build(log_path: str | Path, system: str | None = None, nodes: int | None = N
         text = "\n".join(head) + "\n" + yaml.safe_dump(data, sort_keys=False, width=120)
         parse_campaign(yaml.safe_load(text), Path(tmp), text=text)   # the text loads as written
     findings = diagnose(d, log.nprocs, bound, job, f"{op}_bandwidth_mib_s", log)
-    return Init(log, d, t, settings, text, notes, findings, missing(log), compared)
+    return CampaignFromLog(log, d, t, settings, text, notes, findings, missing(log), compared)
 
 
 def _outputs(cmd: list[str], d: Derived, preset: str | None, log_path: str, notes: list[str], drafted: bool,

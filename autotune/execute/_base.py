@@ -32,6 +32,9 @@ def campaign_resource(c: Campaign) -> str | None:
 class BaseExecutor(Plugin, abc.ABC):
     """Runs campaigns. Subclasses set ``name`` and ``schema`` (their options) and implement the two methods.
 
+    Built configured: ``get_executor(name, options)`` returns an instance whose options were checked at
+    construction (``EXECUTORS.get(name)`` is the class).
+
     Contract:
     - ``run_campaign(c, rt, tracker=..., command_line=...)`` runs (or resumes) one campaign until its
       budget is spent and returns the same ``LoopResult`` as the serial ``CampaignLoop``; the study
@@ -81,12 +84,13 @@ def executor_names() -> list[str]:
     return EXECUTORS.names()
 
 
-def get_executor(name: str) -> type[BaseExecutor]:
-    """The executor class called ``name``; an unknown name is a one-line RegistryError."""
-    return EXECUTORS.get(name)
+def get_executor(name: str, options: dict[str, Any] | None = None, where: str = "executor") -> BaseExecutor:
+    """The executor called ``name``, built with ``options`` (checked against its ``schema``); an unknown name or
+    option is a one-line error. ``EXECUTORS.get(name)`` is its class."""
+    return EXECUTORS.get(name)(options, where)
 
 
 def make_executor(spec: dict[str, Any] | str | None) -> BaseExecutor:
     """An executor from a campaign's ``executor:`` mapping (``{name: ray, address: ...}``) or a name."""
     d = {"name": spec} if isinstance(spec, str) else dict(spec or {"name": "serial"})
-    return get_executor(str(d.get("name", "serial")))(d)
+    return get_executor(str(d.get("name", "serial")), d)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Target:
+class ExportDestination:
     """Where the text is pasted: the system's MPI, the hint-file patterns, the output directory, the ROMIO file."""
 
     mpi_flavour: str = "cray-mpich"
@@ -40,7 +40,7 @@ class Dialect(Plugin, abc.ABC):
     what: ClassVar[str] = ""
 
     @abc.abstractmethod
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         """The format's text for ``settings`` (see the class contract)."""
 
 
@@ -48,7 +48,7 @@ class Mpich(Dialect):
     name = "mpich"
     what = "export MPICH_MPIIO_HINTS=... (Cray MPICH)"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import mpich_export
 
         return mpich_export(settings.info, target.patterns) or "# no MPI-IO hints: keep the defaults"
@@ -58,7 +58,7 @@ class Romio(Dialect):
     name = "romio"
     what = "a ROMIO_HINTS file"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import romio_hints_file
 
         if target.mpi_flavour == "openmpi" and settings.config.get("ompi.io", "ompio") == "ompio" and settings.info:
@@ -67,31 +67,31 @@ class Romio(Dialect):
         return romio_hints_file(settings.info) or "# no MPI-IO hints: keep the defaults\n"
 
 
-class Ompi(Dialect):
+class OpenMpiMca(Dialect):
     name = "ompi"
     what = "export OMPI_MCA_...=... lines and the mpirun --mca equivalent (Open MPI)"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import ompi_text
 
         return ompi_text(settings, target.romio_file)
 
 
-class Lfs(Dialect):
+class LustreDirectory(Dialect):
     name = "lfs"
     what = "lfs setstripe (Lustre) or lfs project (RW-PCC) on the output directory"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import directory_lines
 
         return "\n".join(directory_lines(settings, target.path, guard=False)) or "# not a Lustre target: no striping"
 
 
-class Dw(Dialect):
+class BurstBufferDirectives(Dialect):
     name = "dw"
     what = "#DW jobdw lines"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import dw_lines
 
         return "\n".join(dw_lines(settings)) or "# not a DataWarp or Rabbit target: no #DW lines"
@@ -101,7 +101,7 @@ class Job(Dialect):
     name = "job"
     what = "every job-script line for the target (#SBATCH, #DW, lfs, the MPI's hints)"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import hint_lines, job_lines
 
         lines = job_lines(settings, target.path) + hint_lines(settings, target.mpi_flavour, target.patterns,
@@ -113,7 +113,7 @@ class H5py(Dialect):
     name = "h5py"
     what = "an h5py.File snippet"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import h5py_snippet
 
         return h5py_snippet(settings)
@@ -123,7 +123,7 @@ class Env(Dialect):
     name = "env"
     what = "shell lines for the system's MPI (and the output directory's striping)"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         from autotune.hints._dialects import directory_lines, hint_lines
 
         lines = hint_lines(settings, target.mpi_flavour, target.patterns, target.romio_file)
@@ -134,7 +134,7 @@ class Json(Dialect):
     name = "json"
     what = "everything as JSON"
 
-    def render(self, settings: Settings, target: Target) -> str:
+    def render(self, settings: Settings, target: ExportDestination) -> str:
         return json.dumps({
             "config": settings.config, "mpi_info": settings.info, "mca": settings.mca,
             "stripe": vars(settings.stripe) if settings.stripe else None,
@@ -145,7 +145,7 @@ class Json(Dialect):
 
 
 DIALECTS: Registry[type[Dialect]] = Registry("dialect", "--format", NOT_ONE_OF, base=Dialect)
-for _cls in (Mpich, Romio, Ompi, Lfs, Dw, Job, H5py, Env, Json):
+for _cls in (Mpich, Romio, OpenMpiMca, LustreDirectory, BurstBufferDirectives, Job, H5py, Env, Json):
     DIALECTS.register(_cls.name, _cls)
 FORMATS = tuple(DIALECTS.names())
 
@@ -153,4 +153,4 @@ FORMATS = tuple(DIALECTS.names())
 def render(fmt: str, settings: Settings, *, mpi_flavour: str = "cray-mpich", patterns: Sequence[str] = ("*",),
            path: str = "$OUTPUT_DIR", romio_file: str = "romio-hints.txt") -> str:
     """One export format as text (what ``autotune export --format`` prints)."""
-    return DIALECTS.get(fmt)().render(settings, Target(mpi_flavour, tuple(patterns), path, romio_file))
+    return DIALECTS.get(fmt)().render(settings, ExportDestination(mpi_flavour, tuple(patterns), path, romio_file))

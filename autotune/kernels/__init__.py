@@ -7,6 +7,6 @@ bandwidth (slowest rank, open→write→sync→close), the hints requested, the 
 (``MPI_File_get_info``), the aggregators used and the requested hints that did not take effect.
 """
 
-from autotune.kernels._spec import KERNELS, Arg, Kernel
+from autotune.kernels._spec import KERNELS, Kernel, KernelOption
 
-__all__ = ["KERNELS", "Arg", "Kernel"]
+__all__ = ["KERNELS", "Kernel", "KernelOption"]

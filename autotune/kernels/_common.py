@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from mpi4py import MPI
 
 from autotune.kernels._spec import KERNELS, PHASES, size_arg
-from autotune.measure import OMPIO_MCA, Evidence, count_aggregators, library_of, not_in_effect, verify_settings
+from autotune.measure import OMPIO_MCA, Evidence, count_aggregators, effect_of_settings, library_of, not_in_effect
 
 MiB = 1024 * 1024
 
@@ -72,7 +72,7 @@ def _load_hints(args: argparse.Namespace) -> dict[str, str]:
 
 
 @dataclass
-class Run:
+class KernelContext:
     """One kernel run: parsed options, hints, the data files and the communicator."""
 
     kernel: str
@@ -171,13 +171,13 @@ def mca_requested() -> dict[str, str]:
             if k.startswith("OMPI_MCA_") and k[len("OMPI_MCA_"):] in OMPIO_MCA | {"io"}}
 
 
-def evidence(run: Run) -> Evidence:
+def evidence(ctx: KernelContext) -> Evidence:
     """What this run shows about the settings in effect (rank 0)."""
     library = library_of(MPI.Get_library_version())
-    reported = run.hints_in_effect
+    reported = ctx.hints_in_effect
     real = library in ("mpich", "cray-mpich")  # ROMIO's File.Get_info there; Open MPI's only echoes the request
-    shared = run.did.get("file_mode", "shared") == "shared" and run.args.io_mode == "collective"
-    return Evidence(library, dict(reported), real, run.write_bytes, shared,
+    shared = ctx.did.get("file_mode", "shared") == "shared" and ctx.args.io_mode == "collective"
+    return Evidence(library, dict(reported), real, ctx.write_bytes, shared,
                     loaded_components() if library == "openmpi" else None)
 
 
@@ -214,9 +214,9 @@ def _phase(nbytes: int, seconds: float) -> dict[str, Any]:
     return {"bytes": nbytes, "seconds": seconds, "bandwidth_mib_s": nbytes / MiB / seconds if seconds > 0 else None}
 
 
-def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Mapping[str, Any]) -> dict[str, Any]:
+def build_record(ctx: KernelContext, nbytes: int, times: Mapping[str, float], options: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON record rank 0 prints (see the package docstring)."""
-    shift, names = read_shift(run.comm)
+    shift, names = read_shift(ctx.comm)
     phases: dict[str, dict[str, Any]] = {}
     metrics: dict[str, Any] = {}
     for name, secs in times.items():
@@ -229,19 +229,19 @@ def build_record(run: Run, nbytes: int, times: Mapping[str, float], options: Map
     total = sum(times.values())
     metrics["seconds"] = total
     metrics["bandwidth_mib_s"] = nbytes * len(times) / MiB / total if total > 0 else None
-    in_effect = run.hints_in_effect
-    ev = evidence(run)
-    verification = verify_settings(run.hints, mca_requested(), ev)
+    in_effect = ctx.hints_in_effect
+    ev = evidence(ctx)
+    verification = effect_of_settings(ctx.hints, mca_requested(), ev)
     return {
-        "autotune_record": 1, "kernel": run.kernel, "ranks": run.size, "nodes": len(set(names)),
+        "autotune_record": 1, "kernel": ctx.kernel, "ranks": ctx.size, "nodes": len(set(names)),
         "bytes": nbytes, "phases": phases, "metrics": metrics,
-        "hints_requested": dict(run.hints), "hints_in_effect": in_effect,
+        "hints_requested": dict(ctx.hints), "hints_in_effect": in_effect,
         "aggregators": count_aggregators(in_effect), "library": ev.library,
-        "write_bytes_per_rank": run.write_bytes, "writers": ev.writers, "mpi_components": ev.components,
+        "write_bytes_per_rank": ctx.write_bytes, "writers": ev.writers, "mpi_components": ev.components,
         "verification": verification, "hints_not_in_effect": not_in_effect(verification),
-        "sync": run.sync, "options": dict(options),
-        "pattern": {"bytes_per_rank": nbytes // run.size, "phases": list(times), "io_mode": run.args.io_mode,
-                    "sync": run.sync, **run.did},
+        "sync": ctx.sync, "options": dict(options),
+        "pattern": {"bytes_per_rank": nbytes // ctx.size, "phases": list(times), "io_mode": ctx.args.io_mode,
+                    "sync": ctx.sync, **ctx.did},
     }
 
 
@@ -258,9 +258,9 @@ def _usage_line(parser: KernelParser, err: UsageError) -> str:
     return msg if msg.startswith(parser.prog) else f"{parser.prog}: error: {msg}"
 
 
-def main(kernel: str, parser: KernelParser, body: Callable[[Run], tuple[int, dict[str, float]]],
+def main(kernel: str, parser: KernelParser, timed_phases: Callable[[KernelContext], tuple[int, dict[str, float]]],
          argv: Sequence[str] | None = None) -> None:
-    """Parse, run ``body`` (returns bytes per phase and phase seconds), print the record, clean up."""
+    """Parse, run ``timed_phases`` (returns bytes per phase and phase seconds), print the record, clean up."""
     comm = MPI.COMM_WORLD
     try:
         args = parser.parse_args(argv)
@@ -274,19 +274,19 @@ def main(kernel: str, parser: KernelParser, body: Callable[[Run], tuple[int, dic
     except UsageError as err:
         _die_usage(_usage_line(parser, err))
     token = comm.bcast(uuid.uuid4().hex[:12] if comm.Get_rank() == 0 else None, root=0)
-    run = Run(kernel, args, hints, phases, comm, token)
+    ctx = KernelContext(kernel, args, hints, phases, comm, token)
     try:
-        nbytes, times = body(run)
-        record = build_record(run, nbytes, times, {k: v for k, v in vars(args).items()
+        nbytes, times = timed_phases(ctx)
+        record = build_record(ctx, nbytes, times, {k: v for k, v in vars(args).items()
                                                    if k not in ("info", "info_file")})
     except UsageError as err:
         _die_usage(_usage_line(parser, err))
     except Exception as err:  # noqa: BLE001 - any failure: clean up, one line, abort the whole job
-        run.cleanup()
+        ctx.cleanup()
         print(f"{parser.prog}: error on rank {comm.Get_rank()}: {type(err).__name__}: {err}",
               file=sys.stderr, flush=True)
         comm.Abort(1)
     comm.Barrier()
     if comm.Get_rank() == 0:
-        run.cleanup()
+        ctx.cleanup()
         print(json.dumps(record, sort_keys=False), flush=True)

@@ -8,7 +8,7 @@ from typing import Any
 import h5py
 from mpi4py import MPI
 
-from autotune.kernels._common import Run, info_dict
+from autotune.kernels._common import KernelContext, info_dict
 
 _lib: Any = None
 
@@ -36,10 +36,10 @@ def hints_in_effect(f: h5py.File) -> dict[str, str]:
     return info_dict(MPI.File.fromhandle(handle).Get_info())
 
 
-def open_file(run: Run, path: str, mode: str, alignment: int = 1) -> h5py.File:
+def open_file(ctx: KernelContext, path: str, mode: str, alignment: int = 1) -> h5py.File:
     """h5py.File on the mpio driver with the run's hints (and HDF5 alignment when > 1)."""
-    kwargs: dict[str, Any] = {"driver": "mpio", "comm": run.comm}
-    info = run.info()
+    kwargs: dict[str, Any] = {"driver": "mpio", "comm": ctx.comm}
+    info = ctx.info()
     if info != MPI.INFO_NULL:
         kwargs["info"] = info
     if alignment > 1:
@@ -47,7 +47,7 @@ def open_file(run: Run, path: str, mode: str, alignment: int = 1) -> h5py.File:
     f = h5py.File(path, mode, **kwargs)
     if info != MPI.INFO_NULL:
         info.Free()
-    run.note_hints(hints_in_effect(f))
+    ctx.note_hints(hints_in_effect(f))
     return f
 
 

@@ -40,7 +40,7 @@ def count_arg(text: str) -> int:
 
 
 @dataclass(frozen=True)
-class Arg:
+class KernelOption:
     """One kernel option: ``kind`` is size, count, choice, phases or flag; ``default`` None means unset."""
 
     name: str
@@ -101,9 +101,9 @@ class Arg:
 
 
 COMMON = (
-    Arg("phases", "phases", ["write", "read"], "comma-separated subset of write,read"),
-    Arg("io_mode", "choice", "collective", "collective or independent MPI-IO calls", ("collective", "independent")),
-    Arg("no_sync", "flag", False, "no MPI_File_sync inside the timed write"),
+    KernelOption("phases", "phases", ["write", "read"], "comma-separated subset of write,read"),
+    KernelOption("io_mode", "choice", "collective", "collective or independent MPI-IO calls", ("collective", "independent")),
+    KernelOption("no_sync", "flag", False, "no MPI_File_sync inside the timed write"),
 )
 
 Pattern = Callable[[Mapping[str, Any], int], dict[str, Any]]
@@ -113,13 +113,13 @@ Pattern = Callable[[Mapping[str, Any], int], dict[str, Any]]
 class Kernel:
     """A built-in kernel: its options, the pattern those options produce on ``ranks`` ranks, its argv.
 
-    Contract (checked by ``autotune.testing.contracts``): registered under its ``name``; every ``Arg`` has a
+    Contract (checked by ``autotune.testing.contracts``): registered under its ``name``; every ``KernelOption`` has a
     help text and its default passes its own check; the defaults declare a pattern with positive sizes.
     """
 
     name: str
     description: str
-    args: tuple[Arg, ...]
+    args: tuple[KernelOption, ...]
     declare: Pattern              # resolved args, ranks -> IOPattern fields (per rank and phase)
     takes_alignment: bool = False  # HDF5 kernels take --alignment from the configuration
 
@@ -128,7 +128,7 @@ class Kernel:
         return f"autotune.kernels.{self.name}"
 
     @property
-    def options(self) -> dict[str, Arg]:
+    def options(self) -> dict[str, KernelOption]:
         return {a.name: a for a in (*self.args, *COMMON)}
 
     def resolve(self, args: Mapping[str, Any], ranks: int, where: str = "app.args") -> dict[str, Any]:
@@ -220,19 +220,19 @@ def _vpic(a: Mapping[str, Any], ranks: int) -> dict[str, Any]:
 
 KERNELS: Registry[Kernel] = Registry("kernel", "app.kernel", NOT_ONE_OF, base=Kernel)  # entries: Kernel instances
 KERNELS.register("ior", Kernel("ior", "IOR-like MPI-IO write/read benchmark", (
-    Arg("block_size", "size", 4 << 20, "bytes per rank per segment"),
-    Arg("transfer_size", "size", 1 << 20, "bytes per I/O call"),
-    Arg("segments", "count", 1, "number of segments"),
-    Arg("file_mode", "choice", "shared", "one shared file or a file per process", ("shared", "fpp")),
-    Arg("layout", "choice", "contiguous", "strided: transfer-sized chunks of all ranks interleaved (shared file only)",
-        ("contiguous", "strided")),
+    KernelOption("block_size", "size", 4 << 20, "bytes per rank per segment"),
+    KernelOption("transfer_size", "size", 1 << 20, "bytes per I/O call"),
+    KernelOption("segments", "count", 1, "number of segments"),
+    KernelOption("file_mode", "choice", "shared", "one shared file or a file per process", ("shared", "fpp")),
+    KernelOption("layout", "choice", "contiguous", "strided: transfer-sized chunks of all ranks interleaved (shared file only)",
+                 ("contiguous", "strided")),
 ), _ior))
 KERNELS.register("h5write", Kernel("h5write", "h5py parallel 2-D float64 array write/read benchmark", (
-    Arg("rows", "count", None, "array rows (with --cols)"),
-    Arg("cols", "count", None, "array columns (with --rows)"),
-    Arg("size", "size", None, "array size instead of --rows/--cols (default 16MiB)"),
-    Arg("decomposition", "choice", "column", "row or column blocks per rank", ("row", "column")),
+    KernelOption("rows", "count", None, "array rows (with --cols)"),
+    KernelOption("cols", "count", None, "array columns (with --rows)"),
+    KernelOption("size", "size", None, "array size instead of --rows/--cols (default 16MiB)"),
+    KernelOption("decomposition", "choice", "column", "row or column blocks per rank", ("row", "column")),
 ), _h5write, takes_alignment=True))
 KERNELS.register("vpic", Kernel("vpic", "VPIC-IO-like HDF5 particle write/read benchmark", (
-    Arg("particles_per_rank", "count", 131072, "particles per rank, e.g. 131072 or 128Ki (32 bytes each)"),
+    KernelOption("particles_per_rank", "count", 131072, "particles per rank, e.g. 131072 or 128Ki (32 bytes each)"),
 ), _vpic, takes_alignment=True))

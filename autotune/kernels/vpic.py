@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from autotune.kernels import _h5
-from autotune.kernels._common import KernelParser, Run, main, make_parser, read_shift
+from autotune.kernels._common import KernelContext, KernelParser, main, make_parser, read_shift
 
 GROUP = "Step#0"
 VARIABLES: tuple[tuple[str, str], ...] = (
@@ -39,18 +39,18 @@ def particles(rank: int, n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _io(run: Run, path: str, sel: slice, arrays: dict[str, np.ndarray], write: bool) -> None:
-    f = _h5.open_file(run, path, "w" if write else "r", run.args.alignment)
-    total = run.size * run.args.particles_per_rank
+def _io(ctx: KernelContext, path: str, sel: slice, arrays: dict[str, np.ndarray], write: bool) -> None:
+    f = _h5.open_file(ctx, path, "w" if write else "r", ctx.args.alignment)
+    total = ctx.size * ctx.args.particles_per_rank
     group = f.create_group(GROUP) if write else f[GROUP]
     for name, dtype in VARIABLES:
         dset = group.create_dataset(name, (total,), dtype=dtype) if write else group[name]
-        if run.args.io_mode == "collective":
+        if ctx.args.io_mode == "collective":
             with dset.collective:
                 _move(dset, sel, arrays[name], write)
         else:
             _move(dset, sel, arrays[name], write)
-    if write and run.sync:
+    if write and ctx.sync:
         _h5.sync(f)
     f.close()
 
@@ -62,27 +62,27 @@ def _move(dset: object, sel: slice, arr: np.ndarray, write: bool) -> None:
         dset.read_direct(arr, source_sel=np.s_[sel])  # type: ignore[attr-defined]
 
 
-def body(run: Run) -> tuple[int, dict[str, float]]:
+def timed_phases(ctx: KernelContext) -> tuple[int, dict[str, float]]:
     """Write every variable, then read another rank's slice; returns bytes per phase and seconds."""
-    n = run.args.particles_per_rank
-    path = run.path("particles.h5")
-    data = particles(run.rank, n)
-    run.did = {"transfer_size": data["x"].nbytes, "piece_size": data["x"].nbytes, "layout": "contiguous",
+    n = ctx.args.particles_per_rank
+    path = ctx.path("particles.h5")
+    data = particles(ctx.rank, n)
+    ctx.did = {"transfer_size": data["x"].nbytes, "piece_size": data["x"].nbytes, "layout": "contiguous",
                "file_mode": "shared", "library": "hdf5"}
     times: dict[str, float] = {}
-    seconds = run.timed(lambda: _io(run, path, slice(run.rank * n, (run.rank + 1) * n), data, True), writes=True)
-    if "write" in run.phases:
+    seconds = ctx.timed(lambda: _io(ctx, path, slice(ctx.rank * n, (ctx.rank + 1) * n), data, True), writes=True)
+    if "write" in ctx.phases:
         times["write"] = seconds
-    if "read" in run.phases:
-        shift, _ = read_shift(run.comm)
-        owner = (run.rank + shift) % run.size
+    if "read" in ctx.phases:
+        shift, _ = read_shift(ctx.comm)
+        owner = (ctx.rank + shift) % ctx.size
         bufs = {name: np.empty(n, dtype=t) for name, t in VARIABLES}
-        times["read"] = run.timed(lambda: _io(run, path, slice(owner * n, (owner + 1) * n), bufs, False))
+        times["read"] = ctx.timed(lambda: _io(ctx, path, slice(owner * n, (owner + 1) * n), bufs, False))
         expect = particle_ids(owner, n)
         if bufs["id1"][0] != expect[0] or bufs["id2"][-1] != (expect[-1:] * 2)[0]:
             raise RuntimeError(f"read back wrong particle ids from rank {owner}'s slice")
-    return n * run.size * BYTES_PER_PARTICLE, times
+    return n * ctx.size * BYTES_PER_PARTICLE, times
 
 
 if __name__ == "__main__":
-    main("vpic", _parser(), body)
+    main("vpic", _parser(), timed_phases)

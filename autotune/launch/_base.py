@@ -69,6 +69,9 @@ class RunRequest:
 class BaseLauncher(Plugin, abc.ABC):
     """Runs repetitions of an app. Subclasses set ``name`` and ``schema`` (their options) and implement ``run``.
 
+    Built configured: ``get_launcher(name, options)`` returns an instance whose options were checked at
+    construction (``LAUNCHERS.get(name)`` is the class).
+
     Contract (checked by ``autotune.testing.LauncherContract``):
     - ``run`` never raises for a failure of the app: a non-zero exit, a crash, a hang past
       ``request.timeout`` or a scheduler failure is a ``RunResult`` with ``error`` set (one line) and the
@@ -138,6 +141,7 @@ def launcher_names() -> list[str]:
     return LAUNCHERS.names()
 
 
-def get_launcher(name: str) -> type[BaseLauncher]:
-    """The launcher class called ``name``; an unknown name is a one-line RegistryError."""
-    return LAUNCHERS.get(name)
+def get_launcher(name: str, options: Mapping[str, Any] | None = None, where: str = "launcher") -> BaseLauncher:
+    """The launcher called ``name``, built with ``options`` (checked against its ``schema``); an unknown name or
+    option is a one-line error. ``LAUNCHERS.get(name)`` is its class."""
+    return LAUNCHERS.get(name)(options, where)

@@ -45,13 +45,13 @@ def safe_word(value: Any, what: str, pattern: re.Pattern[str] = _SAFE_WORD) -> s
     return text
 
 
-def sh(value: str) -> str:
+def shell_word(value: str) -> str:
     """Shell-quote ``value``; the data-dir stand-in becomes ``"$DATA_DIR"``."""
     return '"$DATA_DIR"'.join(shlex.quote(part) if part else "" for part in value.split(DATA)) or "''"
 
 
 def hints_word(value: str) -> str:
-    """``MPICH_MPIIO_HINTS`` as ``sh`` quotes it, except that a file pattern starting with a variable
+    """``MPICH_MPIIO_HINTS`` as ``shell_word`` quotes it, except that a file pattern starting with a variable
     (``$DW_JOB_STRIPED/wrfout*`` in ``app.hint_files``) is expanded by the job's shell (``hints.shell_value``)."""
     return '"$DATA_DIR"'.join(shell_value(part) if part else "" for part in value.split(DATA)) or "''"
 
@@ -82,7 +82,7 @@ def slurm_time(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
-class RepFiles:
+class RepetitionFiles:
     """Where one repetition leaves its output: ``rep<N>.out/.err/.rc/.time/.getstripe`` in its run dir."""
 
     run_dir: Path
@@ -164,7 +164,7 @@ def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str
     if not path or not script_stages(req, options):
         return []
     where = safe_word(path, which, _SAFE_PATH)
-    out = shlex.quote(str(RepFiles(req.run_dir, req.repetition).path(which)))
+    out = shlex.quote(str(RepetitionFiles(req.run_dir, req.repetition).path(which)))
     per_node = f"srun -N {int(options.get('nodes') or req.app.nodes)} --ntasks-per-node=1 " if req.app.nodes > 1 else ""
     if which == "stage_in":
         copy = f'{per_node}cp -r -- {shlex.quote(where)}/. "$DATA_DIR"/'
@@ -177,7 +177,7 @@ def staging(req: RunRequest, options: Mapping[str, Any], which: str) -> list[str
 
 def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | None = None) -> list[str]:
     """Shell lines for one repetition: data dir, striping, env, the timed launch, exit code and timings."""
-    files = RepFiles(req.run_dir, req.repetition)
+    files = RepetitionFiles(req.run_dir, req.repetition)
     bb = req.settings.bb
     cmd = app_command(req, python=options.get("python"), data_dir=DATA)
     lines = [f"# repetition {req.repetition}"]
@@ -203,9 +203,9 @@ def repetition_block(req: RunRequest, options: Mapping[str, Any], jobid: str | N
     for key, value in sorted(env.items()):
         if not _ENV_NAME.match(key):
             raise ConfigError(f"app.env: {key!r} is not a valid environment variable name")
-        body.append(f"export {key}={hints_word(value) if key == 'MPICH_MPIIO_HINTS' else sh(value)}")
+        body.append(f"export {key}={hints_word(value) if key == 'MPICH_MPIIO_HINTS' else shell_word(value)}")
     argv = _launch_prefix(req, options, jobid) + cmd.argv
-    body.append(f"exec timeout --kill-after=10 {max(1, math.ceil(req.timeout))} " + " ".join(sh(a) for a in argv))
+    body.append(f"exec timeout --kill-after=10 {max(1, math.ceil(req.timeout))} " + " ".join(shell_word(a) for a in argv))
     lines += staging(req, options, "stage_in")
     lines += ["t0=$(date +%s.%N)", "(", *("  " + b for b in body),
               f") >{shlex.quote(str(files.path('out')))} 2>{shlex.quote(str(files.path('err')))}",

@@ -16,7 +16,7 @@ from typing import Any
 from autotune._safefile import replace_file
 from autotune.launch import _slurmctl as ctl
 from autotune.launch._base import BaseLauncher, RunRequest, RunResult
-from autotune.launch._jobscript import RepFiles
+from autotune.launch._jobscript import RepetitionFiles
 from autotune.launch._slurmqueue import PendingWatch, Unschedulable
 
 JOB_FILE = "job.json"
@@ -150,7 +150,7 @@ class SlurmBookkeeping(BaseLauncher):
         job_id, limit, job_dir = str(meta.get("job_id", "")), float(meta.get("limit", 0)), Path(meta.get("job_dir", prev))
         old = replace(request, run_dir=prev)
         step = meta.get("mode") == "step"
-        finished = RepFiles(prev, request.repetition).path("rc").exists()
+        finished = RepetitionFiles(prev, request.repetition).path("rc").exists()
         if step or not job_id:
             result = self._collect(old, ctl.query(job_id), False, job_dir, limit, step=True) if finished else None
         else:

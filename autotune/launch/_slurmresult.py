@@ -8,7 +8,7 @@ from typing import Any
 
 from autotune.launch import _slurmctl as ctl
 from autotune.launch._base import RunRequest, RunResult
-from autotune.launch._jobscript import TIMEOUT_RC, RepFiles
+from autotune.launch._jobscript import TIMEOUT_RC, RepetitionFiles
 from autotune.launch._process import clean_stderr, tail
 from autotune.launch._slurmbook import SlurmBookkeeping
 from autotune.measure import add_mpiio_stats
@@ -21,7 +21,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _staging(files: RepFiles) -> dict[str, Any]:
+def _staging(files: RepetitionFiles) -> dict[str, Any]:
     """``stage_in_seconds``/``stage_out_seconds`` (and cp's exit code) the job script measured, if it staged."""
     out: dict[str, Any] = {}
     for which in ("stage_in", "stage_out"):
@@ -40,7 +40,7 @@ class SlurmCollecting(SlurmBookkeeping):
 
     def _collect(self, req: RunRequest, job: ctl.JobInfo, overrun: bool, job_dir: Path, limit: float,
                  step: bool = False) -> RunResult:
-        files = RepFiles(req.run_dir, req.repetition)
+        files = RepetitionFiles(req.run_dir, req.repetition)
         out, err = _read(files.path("out")), clean_stderr(_read(files.path("err")))
         rc_text = _read(files.path("rc")).strip()
         rc = int(rc_text) if re.fullmatch(r"-?\d+", rc_text) else None

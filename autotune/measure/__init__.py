@@ -17,11 +17,11 @@ from autotune.measure._effect import (
     OMPIO_MCA,
     STATES,
     Evidence,
+    effect_of_run,
+    effect_of_settings,
     library_of,
     not_in_effect,
     took_effect,
-    verify_run,
-    verify_settings,
 )
 from autotune.measure._extract import (
     EXTRACTORS,
@@ -33,6 +33,7 @@ from autotune.measure._extract import (
     find_record,
     get_extractor,
 )
+from autotune.measure._hinteffect import count_aggregators, ineffective_hints
 from autotune.measure._hintsdisplay import (
     PrintedHints,
     judge_printed,
@@ -59,7 +60,6 @@ from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_giv
 from autotune.measure._sanity import BANDWIDTH_FLOOR, TIME_FLOOR, metric_problem, refuse_told, value_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verdicts import PROBLEMS, verdict_brief, verdict_cell, verdict_lines
-from autotune.measure._verify import count_aggregators, verify_hints
 
 from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
 from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what_is_wrong  # isort: skip
@@ -104,11 +104,14 @@ __all__ = [
     "count_aggregators",
     "default_aggregate",
     "differences",
+    "effect_of_run",
+    "effect_of_settings",
     "find_record",
     "get_extractor",
     "implausible",
     "implausible_given",
     "in_child",
+    "ineffective_hints",
     "interval",
     "judge_printed",
     "library_of",
@@ -135,8 +138,5 @@ __all__ = [
     "verdict_brief",
     "verdict_cell",
     "verdict_lines",
-    "verify_hints",
-    "verify_run",
-    "verify_settings",
     "what_is_wrong",
 ]

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from autotune.measure._hinteffect import ineffective_hints
 from autotune.measure._hintsdisplay import PrintedHints
-from autotune.measure._verify import verify_hints
 from autotune.systems import parse_library_version
 
 IN_EFFECT = "in effect"
@@ -126,8 +126,8 @@ def _aggregation(key: str, value: str, ev: Evidence, disabled: bool) -> dict[str
     return None
 
 
-def verify_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidence, io_default: str = "ompio",
-                    via_file: bool = False) -> dict[str, dict[str, Any]]:
+def effect_of_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidence, io_default: str = "ompio",
+                       via_file: bool = False) -> dict[str, dict[str, Any]]:
     """Per requested setting (MPI_Info keys, and ``mca:<name>`` for Open MPI MCA parameters):
     ``{"state": in effect | not in effect | not passed | not verifiable, "how": ..., "requested": ...,
     "observed": ...}``. ``via_file``: the MPI_Info keys went into a ROMIO_HINTS file (a command), not MPI_Info."""
@@ -136,7 +136,7 @@ def verify_settings(info: Mapping[str, str], mca: Mapping[str, str], ev: Evidenc
     io = _io_component(mca, ev, io_default) if ompi else ""
     disabled = (str(info.get("romio_cb_write", "")).lower() == "disable" and (not ompi or io == "romio321")) or \
         (str(mca.get("fcoll", "")).lower() == "individual" and io == "ompio")
-    report = verify_hints(info, ev.reported) if ev.reports_real_values and (not ompi or io == "romio321") else None
+    report = ineffective_hints(info, ev.reported) if ev.reports_real_values and (not ompi or io == "romio321") else None
     for key, value in info.items():
         if ompi and io == "ompio" and via_file:
             out[key] = _state(NOT_PASSED, "written to a ROMIO_HINTS file, which OMPIO never reads (only ROMIO "
@@ -217,8 +217,8 @@ def library_of(version: str) -> str:
     return "" if library == "unknown" else library
 
 
-def verify_run(info: Mapping[str, str], mca: Mapping[str, str], library: str, record: Mapping[str, Any] | None,
-               printed: PrintedHints, io_default: str = "ompio") -> dict[str, dict[str, Any]]:
+def effect_of_run(info: Mapping[str, str], mca: Mapping[str, str], library: str, record: Mapping[str, Any] | None,
+                  printed: PrintedHints, io_default: str = "ompio") -> dict[str, dict[str, Any]]:
     """The verification of one run: a built-in kernel's own (its ``record``), else from the hints the library
     printed (``ROMIO_PRINT_HINTS``/``MPICH_MPIIO_HINTS_DISPLAY``: ROMIO's real values, judged on the widest
     open: ``judge_printed``) for a command whose MPI is ``library`` (the system's flavour); nothing printed
@@ -227,6 +227,6 @@ def verify_run(info: Mapping[str, str], mca: Mapping[str, str], library: str, re
         return dict(record["verification"])
     if not info and not mca:
         return {}
-    return verify_settings(info, mca, Evidence(library, dict(printed.hints), bool(printed.hints),
-                                               judged=printed.judged, disagree=dict(printed.disagree)),
-                           io_default, via_file=True)
+    return effect_of_settings(info, mca, Evidence(library, dict(printed.hints), bool(printed.hints),
+                                                  judged=printed.judged, disagree=dict(printed.disagree)),
+                              io_default, via_file=True)

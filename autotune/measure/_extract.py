@@ -38,6 +38,9 @@ class BaseExtractor(Plugin, abc.ABC):
     """Reads the objective metric from a finished, successful run. Subclasses set ``name`` and ``schema`` (their
     options, the keys of ``app.metric`` besides ``extractor``) and implement ``extract``.
 
+    Built configured: ``get_extractor(name, options)`` returns an instance whose options were checked at
+    construction (``EXTRACTORS.get(name)`` is the class).
+
     Contract (checked by ``autotune.testing.ExtractorContract``): never raises on bad output: returns a
     Measurement with ``value=None`` and ``error`` (one line) saying what was missing; a value is a finite float.
     """
@@ -218,7 +221,8 @@ for _name, _target in (("json", "_extract:JsonExtractor"), ("regex", "_extract:R
     EXTRACTORS.register_lazy(_name, f"autotune.measure.{_target}")
 
 
-def get_extractor(options: Mapping[str, Any] | None, where: str = "app.metric") -> BaseExtractor:
-    """The extractor named by ``options['extractor']`` (default ``json``), built with its options."""
-    opts = dict(options or {})
-    return EXTRACTORS.get(str(opts.get("extractor", "json")), f"{where}.extractor")(opts, where)
+def get_extractor(name: str, options: Mapping[str, Any] | None = None, where: str = "app.metric") -> BaseExtractor:
+    """The extractor called ``name``, built with ``options`` (checked against its ``schema``; the campaign's
+    ``app.metric`` mapping, whose ``extractor`` key names it, is accepted as it is); an unknown name or option is a
+    one-line error. ``EXTRACTORS.get(name)`` is its class."""
+    return EXTRACTORS.get(name, f"{where}.extractor")(options, where)

@@ -13,7 +13,7 @@ from autotune.model._ceiling import physical_ceiling
 from autotune.model._constants import Constants, constants_for
 from autotune.model._fit import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants, predicted
 from autotune.model._noise import NoiseModel, sample
-from autotune.model._predict import metadata_term, predict
+from autotune.model._phases import metadata_term, predict
 from autotune.model._prediction import (
     MODEL_METRICS,
     RESOURCES,

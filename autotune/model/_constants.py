@@ -29,6 +29,7 @@ class Constants:
     read_latency: float = 0.05e-3           # ALCF Theta I/O talk, CrayPat: KNL aggregator reads 1 MiB at ~2.1 GB/s
     read_stream: float = 6.0e9
     node_bw: float = 6.0e9                  # Lustre client (LNet over Aries) per node
+    node_file_bw: float = 1.2e9             # one node's client writing one shared file; unset: write_stream (below)
     call_overhead: float = 20e-6            # one write() into the client page cache
     rank_copy_bw: float = 2.5e9             # one process copying into the page cache
     node_copy_bw: float = 10e9              # a node's page-cache fill rate
@@ -143,6 +144,8 @@ def constants_for(system: SystemProfile, fs: FileSystem) -> Constants:
                 f"system {system.name}.filesystems.{fs.name}.model")
     if "write_stream" not in system.model and "write_stream" not in fs.extra:
         hit = replace(hit, write_stream=derived_stream(hit))
+    if "node_file_bw" not in system.model and "node_file_bw" not in fs.extra:
+        hit = replace(hit, node_file_bw=hit.write_stream)
     if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[key] = (system, hit)

@@ -18,7 +18,7 @@ from typing import TextIO
 import numpy as np
 from scipy.optimize import least_squares
 
-from autotune.model import _calibrate as C
+from autotune.model import _calibrate as calibration
 from autotune.model._constants import Constants
 
 HELD_OUT_TOL = 0.40
@@ -26,10 +26,10 @@ SHARED = ("write_latency", "client_stream", "exchange_bw", "piece_cost", "sync_p
           "dvs_request", "dvs_node_bw", "lock_time")
 PRIOR_WEIGHT = 0.5   # residual per unit of log-distance from the default: a factor e costs a 50% miss
 SPAN = 10.0          # each constant within default / SPAN .. default x SPAN
-SYSTEM_ROWS: dict[str, tuple[Callable[[], list[C.Row]], ...]] = {
-    "shaheen2": (C.rows_shaheen, C.rows_wrf),
-    "cori": (C.rows_vpic_bb, C.rows_cori_bb, C.rows_cori_16k),
-    "theta": (C.rows_theta,),
+SYSTEM_ROWS: dict[str, tuple[Callable[[], list[calibration.Row]], ...]] = {
+    "shaheen2": (calibration.rows_shaheen, calibration.rows_wrf),
+    "cori": (calibration.rows_vpic_bb, calibration.rows_cori_bb, calibration.rows_cori_16k),
+    "theta": (calibration.rows_theta,),
 }
 
 
@@ -39,14 +39,14 @@ class Fold:
 
     held_out: str
     fitted: dict[str, float]
-    rows: list[C.Row]
+    rows: list[calibration.Row]
 
     @property
     def passed(self) -> bool:
         return all(r.passed for r in self.rows)
 
 
-def _rows(systems: list[str]) -> list[C.Row]:
+def _rows(systems: list[str]) -> list[calibration.Row]:
     return [row for s in systems for fn in SYSTEM_ROWS[s] for row in fn()]
 
 
@@ -57,7 +57,7 @@ def fit_shared(systems: list[str], names: tuple[str, ...] = SHARED) -> dict[str,
 
     def residuals(x: np.ndarray) -> np.ndarray:
         over = {n: float(math.exp(v)) for n, v in zip(names, x, strict=True)}
-        with C.setting(overrides=over):
+        with calibration.setting(overrides=over):
             res = [r for row in _rows(systems) for r in row.residuals]
         return np.array(res + list(PRIOR_WEIGHT * (x - x0)))
 
@@ -70,7 +70,7 @@ def cross_validate() -> list[Fold]:
     folds = []
     for held in SYSTEM_ROWS:
         fitted = fit_shared([s for s in SYSTEM_ROWS if s != held])
-        with C.setting(tol=HELD_OUT_TOL, overrides=fitted):
+        with calibration.setting(tol=HELD_OUT_TOL, overrides=fitted):
             rows = _rows([held])
         folds.append(Fold(held, fitted, rows))
     return folds
@@ -84,7 +84,7 @@ def report(out: TextIO) -> bool:
         out.write(f"== {f.held_out} held out; fitted on {', '.join(s for s in SYSTEM_ROWS if s != f.held_out)}\n")
         moved = ", ".join(f"{n} x{v / getattr(base, n):.3g}" for n, v in f.fitted.items())
         out.write(f"   constants (vs default): {moved}\n")
-        C.write_table(f.rows, out)
+        calibration.write_table(f.rows, out)
     total = sum(len(f.rows) for f in folds)
     passed = sum(r.passed for f in folds for r in f.rows)
     out.write(f"{passed}/{total} held-out rows within tolerance (values and ratios +-{HELD_OUT_TOL:.0%},"

@@ -22,7 +22,7 @@ import numpy as np
 from autotune._extras import require
 from autotune.errors import AutotuneError, ConfigError
 from autotune.model._constants import Constants, constants_for, derived_stream
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
 from autotune.tiers import DATAWARP, LUSTRE, POSIX
@@ -33,7 +33,7 @@ FIT_NAMES: dict[str, tuple[str, ...]] = {
     POSIX.name: ("posix_bw", "posix_file_bw", "page_cache_bw", "exchange_bw", "posix_latency", "posix_lock", "piece_cost",
               "oversub_slice"),
     LUSTRE.name: ("ost_write_bw", "client_stream", "write_latency", "exchange_bw", "lock_time", "piece_cost",
-                  "seek_time"),
+                  "seek_time", "node_file_bw"),
     DATAWARP.name: ("bb_node_bw", "dvs_request", "dvs_node_bw", "exchange_bw", "piece_cost"),
 }
 SPAN = 20.0
@@ -89,6 +89,7 @@ def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, na
     # a constant the profile sets to 0 switches its mechanism off (NVMe OSTs: no seek): it stays off, unfitted
     names = [n for n in names if not (isinstance(getattr(base, n, None), float) and getattr(base, n) == 0.0)]
     derive = "write_stream" not in names and "write_stream" not in system.model and "write_stream" not in fs.extra
+    derive_node = "node_file_bw" not in names and "node_file_bw" not in system.model and "node_file_bw" not in fs.extra
     if prior_weight <= 0 and len(measurements) < len(names):
         raise ConfigError(f"fit: {len(measurements)} measurement(s) cannot determine {len(names)} constant(s)")
     for n in names:
@@ -100,7 +101,8 @@ def fit_constants(measurements: Sequence[MeasuredRun], system: SystemProfile, na
 
     def consts(x: np.ndarray) -> Constants:
         c = base.with_(**{n: float(math.exp(v)) for n, v in zip(names, x, strict=True)})
-        return c.with_(write_stream=derived_stream(c)) if derive else c
+        c = c.with_(write_stream=derived_stream(c)) if derive else c
+        return c.with_(node_file_bw=c.write_stream) if derive_node else c
 
     def data_residuals(x: np.ndarray) -> np.ndarray:
         c = consts(x)

@@ -60,35 +60,50 @@ def oss_used(fs: FileSystem, osts_used: int) -> int:
     return max(1, min(oss, math.ceil(osts_used * oss / osts)))
 
 
-def region(p: IOPattern, stripe_size: int, stripe_count: int) -> float:
+# Lustre's lock server grows a write lock greedily while few locks conflict and curtails it once more than 32
+# conflicting locks are granted on the object (ldlm_extent.c, ldlm_extent_internal_policy_fixup)
+LDLM_CONTENDED = 32
+
+
+def span(p: IOPattern, by_node: bool = True) -> float:
+    """Contiguous bytes one client writes side by side in a shared file: a rank's block (IOR ``-b``) or strided
+    piece, times its node's ranks when ``by_node`` (ranks are placed on nodes in blocks, srun's and aprun's
+    default, so a node's consecutive ranks write consecutive blocks or pieces)."""
+    unit = p.piece if p.layout == "strided" else p.block
+    return float(unit * (p.ranks_per_node if by_node else 1))
+
+
+def region(p: IOPattern, stripe_size: int, stripe_count: int, by_node: bool = False) -> float:
     """Contiguous bytes one client writes into one OST object before another client's data begins.
 
-    A rank's contiguous block (``block_size``, IOR's ``-b``) lands as ``block / stripe_count`` contiguous bytes in each
-    object once it spans a full stripe (object offsets of consecutive stripes are adjacent), as one stripe unit
-    when it spans fewer, and as itself below one unit (shared with its neighbours). Strided pieces interleave
-    with other ranks' pieces: a region is one piece (at most a stripe unit).
+    Extent locks are held by nodes, not processes (A. Dilger, lustre-discuss, 2009-11-19): with ``by_node`` (few
+    nodes per object, so the server grows a node's lock over its siblings' pieces) the client's span is its node's
+    (``span``), else one rank's. A span covering a full stripe lands as ``span / stripe_count`` in each object, one
+    stripe unit when it covers fewer, itself below one unit (shared with its neighbours); a rank's strided piece
+    interleaves with other ranks' pieces. Files per process: a rank's bytes over its own objects.
     """
     if p.file_mode == "fpp":
         return p.bytes_per_rank / max(1, stripe_count)
-    if p.layout == "strided":
+    if p.layout == "strided" and not by_node:
         return float(min(p.piece, stripe_size))
-    block = float(p.block)  # one segment's block (IOR -b), all of a rank's bytes when unset
-    if block >= stripe_size * stripe_count:
-        return block / stripe_count
-    return float(min(block, stripe_size))
+    node = span(p, by_node)
+    if node >= stripe_size * stripe_count:
+        return node / stripe_count
+    return float(min(node, stripe_size))
 
 
-def lock_unit(c: Constants, p: IOPattern, stripe_size: int, stripe_count: int) -> float:
+def lock_unit(c: Constants, p: IOPattern, stripe_size: int, stripe_count: int, by_node: bool = False) -> float:
     """Bytes one extent lock covers: the client's region, grown at most ``lock_grow`` under contention."""
-    return max(1.0, min(region(p, stripe_size, stripe_count), c.lock_grow))
+    return max(1.0, min(region(p, stripe_size, stripe_count, by_node), c.lock_grow))
 
 
-def lock_switches(c: Constants, p: IOPattern, stripe_size: int, osts_used: int, clients_per_ost: float) -> float:
+def lock_switches(c: Constants, p: IOPattern, stripe_size: int, osts_used: int, clients_per_ost: float,
+                  by_node: bool = False) -> float:
     """Extent-lock hand-overs per OST for a shared-file write (0 with one client per OST): one per lock unit
     of each client's regions, when the unit before it belonged to another client (1 - 1/k)."""
     if clients_per_ost <= 1.0:
         return 0.0
-    locks = p.data_bytes / osts_used / lock_unit(c, p, stripe_size, osts_used)
+    locks = p.data_bytes / osts_used / lock_unit(c, p, stripe_size, osts_used, by_node)
     return locks * (1.0 - 1.0 / clients_per_ost)
 
 
@@ -146,6 +161,7 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
     osts = fs.osts or 1
     sc, ss, ts = r.stripe_count, r.stripe_size, p.transfer_size
     fpp = p.file_mode == "fpp"
+    by_node = False
     if fpp:
         osts_used = min(osts, p.ranks * sc)
         per_rank = sc
@@ -153,14 +169,20 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
     else:
         osts_used = sc
         per_rank = min(sc, math.ceil(p.bytes_per_rank / ss) + 1) if p.layout == "contiguous" else sc
-        streams = min(float(p.ranks), p.ranks * per_rank / sc)
+        node_osts = min(sc, math.ceil(p.bytes_per_rank * p.ranks_per_node / ss) + 1) \
+            if p.layout == "contiguous" else sc
+        nodes_per_ost = min(float(p.nodes), p.nodes * node_osts / sc)
+        # the OST sees clients (nodes): a node's cache merges its ranks' pages into RPCs; with few nodes per
+        # object a node's ranks also share its locks, beyond LDLM_CONTENDED each rank's piece is its own lock
+        by_node = nodes_per_ost <= LDLM_CONTENDED
+        streams = nodes_per_ost
     locked = op == "write" and not fpp and streams > 1.0
-    reg = region(p, ss, sc)
+    reg = region(p, ss, sc, by_node)
     # the request an OST sees from a shared-file writer: its batch in flight, within its region (the client
     # cache merges a region's writes into full RPCs); files per process and reads: one call's piece of a stripe
     request = min(reg, c.rpcs_in_flight * c.rpc_size) if op == "write" and not fpp else min(ts, ss)
     # fan-out: under contention a rank waits for the grant of each of its region locks
-    waits = p.bytes_per_rank / lock_unit(c, p, ss, sc) * c.lock_time / c.cpu_factor if locked else 0.0
+    waits = p.bytes_per_rank / lock_unit(c, p, ss, sc, by_node) * c.lock_time / c.cpu_factor if locked else 0.0
     client = p.bytes_per_rank / (p.bytes_per_rank / ts * client_request(c, ts, op) + waits)
     osts_node = min(osts_used, p.ranks_per_node * per_rank)
     cands = [
@@ -170,6 +192,8 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
         (osts_used * ost_rate(c, op, request, 1.0 if fpp else streams), "OSTs"),  # FPP: sequential per object
         (oss_used(fs, osts_used) * c.oss_bw, "OSS"),
     ]
+    if op == "write" and not fpp:  # one node's client writing one file (docs/model.md: the node's file ceiling)
+        cands.append((p.nodes * c.node_file_bw * c.cpu_factor, "client file ceiling"))
     if not fpp and sc > healthy_osts(fs, c):
         cands.append((sc * c.slow_ost_bw, "OSTs"))
     if locked and reg < ss:  # clients share stripe units: one writes a unit at a time (lock ping-pong)
@@ -191,14 +215,14 @@ def lustre_independent(p: IOPattern, r: Resolved, c: Constants, fs: FileSystem,
                               f"{cached / 2**20:.4g} MiB per node cached at {fill / 1e9:.3g} GB/s (flush untimed)"))
         data -= cached * p.nodes
         if locked:
-            sw = lock_switches(c, p, ss, osts_used, streams)  # a client holds the extent lock before it caches
+            sw = lock_switches(c, p, ss, osts_used, streams, by_node)  # a client holds the extent lock before it caches
             terms.append(Term("extent locks", "lock contention", sw * lock_cost(c, streams),
-                              f"{sw:.4g} lock hand-overs per OST, {streams:.3g} clients per OST"))
+                              f"{sw:.4g} lock hand-overs per OST, {streams:.3g} {'nodes' if by_node else 'clients'} per OST"))
         if r.ds_write and p.layout == "strided" and not fpp:
             read = min(osts_used * c.ost_read_bw, p.nodes * c.node_bw * cpu)
             terms.append(Term("read-modify-write", "OSTs", p.data_bytes / read, "data sieving reads each window first"))
     if data > 0:
         terms.append(Term(f"{op} transfer", res, data / rate,
                           f"{data / 1e9:.4g} GB at {rate / 1e9:.3g} GB/s ({osts_used} OSTs,"
-                          f" {streams:.3g} streams per OST)"))
+                          f" {streams:.3g} {'nodes' if by_node else 'streams'} per OST)"))
     return terms, limits

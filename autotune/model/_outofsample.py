@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._calibrate import Row, write_table
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.pattern import IOPattern
 
 TOL = 0.35
@@ -81,7 +81,7 @@ FIGURES: tuple[Figure, ...] = (
 def rows() -> list[Row]:
     out = []
     for f in FIGURES:
-        model = predict(f.pattern, S.system(f.system), f.fs, f.config).bandwidth_gb_s
+        model = predict(f.pattern, scenarios.system(f.system), f.fs, f.config).bandwidth_gb_s
         ok = abs(model / f.published_gb_s - 1) <= TOL
         out.append(Row(f"{f.label} [{f.source}]", f"{f.published_gb_s:.4g} GB/s", f"{model:.4g} GB/s",
                        f"+-{TOL:.0%}", ok))

@@ -47,7 +47,7 @@ class Resolved:
     bb_nodes: int = 0           # DataWarp: grains allocated (BB nodes in the allocation)
     bb_wrap: int = 1            # DataWarp: grains on the busiest physical BB node (round-robin wrap)
     bb_physical: int = 0
-    cb_probe: bool = False      # ROMIO "automatic" fell back to independent after exchanging offsets
+    cb_fallback: bool = False   # ROMIO "automatic" fell back to independent after exchanging offsets
     bb_private: bool = False    # DataWarp private mode: one grain per compute node, no striping over BB nodes
     rabbit_type: str = ""       # HPE Rabbit: xfs | gfs2 | lustre
 
@@ -140,11 +140,11 @@ def settings_in_effect(config: Mapping[str, Any], system: SystemProfile, fs: Fil
     else:
         aligned = (pattern.ranks * pattern.transfer_size) % cb_buffer == 0 or pattern.transfer_size % cb_buffer == 0
     used = (cb_write and "write" in pattern.phases) or (cb_read and "read" in pattern.phases)
-    probe = collective and not cray and cbw == "automatic" and not cb_write
+    cb_fallback = collective and not cray and cbw == "automatic" and not cb_write
     private = fs.tier is DATAWARP and access_mode(config) == "private"
     rabbit = str(config.get("rabbit.type", RABBIT.default_type)) if fs.tier is RABBIT else ""
     r = Resolved(sc, ss, cb_write, cb_read, aggs if used else 0, cb_buffer, lock_shared, ds_write,
-                 aligned, bb_nodes, bb_wrap, bb_phys, probe, private, rabbit)
+                 aligned, bb_nodes, bb_wrap, bb_phys, cb_fallback, private, rabbit)
     eff: dict[str, Any] = {}
     if fs.tier is LUSTRE:
         eff.update({"striping_factor": sc, "striping_unit": ss})

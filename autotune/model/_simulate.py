@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from autotune.model._noise import NoiseModel
-from autotune.model._predict import predict
+from autotune.model._phases import predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
 

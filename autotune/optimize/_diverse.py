@@ -7,12 +7,18 @@ the first pick is the model's best; each further pick is, among the configuratio
 least ``FLOOR`` of its best, the one that maximises (distance to the picks so far) x (model value / best):
 far away, yet still good by the model. Distances are over the active parameters, each normalised to
 [0, 1] (numeric ones on a log2 scale, categorical ones 0 or 1), with settings that cannot act (aggregator
-settings with collective buffering disabled) set to the default first, so twins are at distance 0.
+settings with collective buffering disabled) set to the default first, so twins are at distance 0. A categorical
+whose choices are all numbers (e.g. the stripe counts a user listed) is ordered: its values sit on [0, 1] like a
+numeric parameter's (log2 scale when all are positive), so 32 lies between 16 and 64, not as far from each as from
+160. The configurations a campaign runs anyway before the model's picks (the default, the rules of thumb: the
+``anchors``) count as picks already made: the model's further picks go where those say nothing yet, and a pick
+that is one of them is the same trial.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,10 +32,23 @@ CB = "mpiio.romio_cb_write"  # the collective-buffering fork: aggregator setting
 SAME = 0.01  # a categorical change the model values within 1% does not act here
 
 
+def ordered(p: BoundParam) -> bool:
+    """Whether ``p`` is a categorical of numbers (its choices ordered by value)."""
+    return p.type == "categorical" and bool(p.choices) and all(
+        isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in p.choices)
+
+
 def _coord(p: BoundParam, value: Any) -> float:
-    """``value`` of ``p`` on [0, 1] (log2 scale for numeric parameters)."""
+    """``value`` of ``p`` on [0, 1] (log2 scale for numeric parameters and ordered categoricals of positive
+    numbers)."""
     if p.type == "categorical":
-        return 0.0
+        if not ordered(p) or not isinstance(value, (int, float)):
+            return 0.0
+        nums = [float(c) for c in p.choices]
+        lo, hi, v = min(nums), max(nums), float(value)
+        if lo > 0 and v > 0:
+            lo, hi, v = math.log2(lo), math.log2(hi), math.log2(v)
+        return 0.0 if hi <= lo else (v - lo) / (hi - lo)
     enc = float(p.encode(value))
     lo, hi = float(p.low), float(p.high)
     if p.type != "pow2" and lo >= 1:
@@ -47,7 +66,7 @@ def distance(space: BoundSpace, a: Config, b: Config, acts: Any = None) -> float
     total = 0.0
     for p in space.active:
         va, vb = a.get(p.name), b.get(p.name)
-        if p.type == "categorical":
+        if p.type == "categorical" and not ordered(p):
             total += 0.0 if va == vb or (acts is not None and not acts(a, p.name, vb)) else CATEGORICAL ** 2
         elif va is not None and vb is not None:
             total += (_coord(p, va) - _coord(p, vb)) ** 2
@@ -55,11 +74,14 @@ def distance(space: BoundSpace, a: Config, b: Config, acts: Any = None) -> float
 
 
 def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3, constants: Any = None,
-                   limit: int = MAX_CANDIDATES, floor: float = FLOOR, fork: bool = True) -> list[Config]:
-    """``top`` configurations: the model's best, then far-apart good ones (see the module docstring)."""
+                   limit: int = MAX_CANDIDATES, floor: float = FLOOR, fork: bool = True,
+                   anchors: Sequence[Config] = ()) -> list[Config]:
+    """``top`` configurations: the model's best, then far-apart good ones (see the module docstring); ``anchors``
+    (configurations run anyway) count as picks already made, and picks among them do not count towards ``top``."""
     first = model_ranked(space, metric, maximize, 1, constants, limit)
     if not first or top <= 1:
         return first
+    anchors = [dict(a) for a in anchors]
 
     def score(cfg: Config) -> float:
         v = model_metric(space, cfg, metric, constants)
@@ -86,8 +108,13 @@ def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3,
     picks = [first[0]]
     if other is not None and other not in picks:
         picks.append(other)
-    while len(picks) < top and pool:
-        gains = [min(distance(space, cfg, p, acts) for p in picks) * rel for cfg, rel in pool]
+    pool = [(cfg, rel) for cfg, rel in pool if cfg not in anchors]
+
+    def new() -> int:
+        return sum(p not in anchors for p in picks)
+
+    while new() < top and pool:
+        gains = [min(distance(space, cfg, p, acts) for p in [*picks, *anchors]) * rel for cfg, rel in pool]
         i = int(np.argmax(gains))
         if gains[i] <= 0:
             break

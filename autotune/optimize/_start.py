@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import optuna
@@ -68,9 +69,11 @@ def model_metric_of(c: StartSpec, space: BoundSpace) -> str | None:
     return judged_metric(c.objective.metric, c.objective.kind, space.pattern.phases)[0]
 
 
-def model_start(c: StartSpec, space: BoundSpace) -> tuple[list[Config], str]:
+def model_start(c: StartSpec, space: BoundSpace, anchors: Sequence[Config] = ()) -> tuple[list[Config], str]:
     """The model's first picks for the campaign (best first), and why there are none when the model cannot judge
-    the campaign (one line; '' when it can, or when the campaign does not use the model's prior)."""
+    the campaign (one line; '' when it can, or when the campaign does not use the model's prior). ``anchors``:
+    the configurations the campaign runs anyway (the default, the rules of thumb), which the diverse picks
+    spread away from (``_diverse``)."""
     prior = prior_spec(c.sampler)
     if prior["top"] <= 0:
         return [], ""
@@ -81,8 +84,10 @@ def model_start(c: StartSpec, space: BoundSpace) -> tuple[list[Config], str]:
     if space.active and len(blind) == len(space.active):
         return [], next(iter(blind.values()))
     constants = scaled_constants(space, prior["scale"]) if prior.get("scale") else None
-    rank = diverse_ranked if prior.get("diverse", True) else model_ranked
-    ranked = rank(space, metric, c.objective.maximize, prior["top"], constants)
+    if prior.get("diverse", True):
+        ranked = diverse_ranked(space, metric, c.objective.maximize, prior["top"], constants, anchors=anchors)
+    else:
+        ranked = model_ranked(space, metric, c.objective.maximize, prior["top"], constants)
     if not ranked:
         return [], f"the model cannot predict {metric} for this pattern on {space.fs.kind} {space.fs.name!r}"
     if not informative(space, metric, ranked[0], constants):
@@ -97,13 +102,14 @@ def model_line(why: str) -> str:
 
 
 def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study,
-                    say: Any = None) -> list[Config]:
+                    say: Any = None, anchors: Sequence[Config] = ()) -> list[Config]:
     """Configurations to enqueue after the default: an earlier campaign's best, then the model's best
-    (``say``: called with ``model_line`` when the model cannot judge the campaign)."""
+    (``say``: called with ``model_line`` when the model cannot judge the campaign; ``anchors``: the
+    configurations run anyway, the default among them, see ``model_start``)."""
     out: list[Config] = []
     if c.sampler.get("warm_start"):
         out += warm_start(study, space, dict(c.sampler["warm_start"]))
-    picks, why = model_start(c, space)
+    picks, why = model_start(c, space, [space.default_config(), *anchors])
     if why and say is not None:
         say(model_line(why))
     if not prior_spec(c.sampler).get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive

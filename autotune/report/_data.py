@@ -18,13 +18,13 @@ def bills_bb(t: dict[str, Any]) -> bool:
     return t.get("fs_kind") in TIERS and TIERS.get(t["fs_kind"]).bills_bb_nodes
 
 
-def num(x: float | None, unit: str = "") -> str:
+def fmt_number(x: float | None, unit: str = "") -> str:
     if x is None:
         return "–"
     return f"{x:.4g}" + (f" {unit}" if unit else "")
 
 
-def pct(x: float | None) -> str:
+def fmt_change(x: float | None) -> str:
     return "–" if x is None else f"{x * 100:+.1f}%"
 
 
@@ -128,4 +128,4 @@ def gain_cell(t: dict[str, Any]) -> str:
     if not t.get("confirmed"):
         return "unconfirmed"
     g = t.get("confirmed_gain")
-    return "defaults kept" if g is None else f"{pct(g['margin'])} ({pct(g['low'])} to {pct(g['high'])})"
+    return "defaults kept" if g is None else f"{fmt_change(g['margin'])} ({fmt_change(g['low'])} to {fmt_change(g['high'])})"

@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, gain_cell, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, fmt_number, front_lines, gain_cell, versus_text
 from autotune.report._plots import caption
 
 CSS = """
@@ -23,7 +23,7 @@ small{color:#666}
 """
 
 
-def _e(x: Any) -> str:
+def _escaped(x: Any) -> str:
     return escape(str(x))
 
 
@@ -37,37 +37,37 @@ def _table(data: dict[str, Any]) -> str:
     for t in data["targets"]:
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
         bb = f"{t['bb_node_hours']:.4g}" if bills_bb(t) else "–"
-        cells = (t["label"], num(t.get("best_value"), u), spread, num(t.get("default_value"), u),
-                 f"{num(t.get('speedup_over_default'))}x", gain_cell(t), f"{t['node_hours']:.4g}", bb)
+        cells = (t["label"], fmt_number(t.get("best_value"), u), spread, fmt_number(t.get("default_value"), u),
+                 f"{fmt_number(t.get('speedup_over_default'))}x", gain_cell(t), f"{t['node_hours']:.4g}", bb)
         cls = ' style="font-weight:bold"' if t["label"] == data["winner"] else ""
-        rows.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
-    return ("<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{_escaped(c)}</td>" for c in cells) + "</tr>")
+    return ("<table><tr>" + "".join(f"<th>{_escaped(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
 
 
 def _target(t: dict[str, Any]) -> str:
     u = t["unit"]
-    parts = [f"<div class='target'><h3>{_e(t['label'])}</h3>",
-             f"<small>campaign {_e(t['campaign'])}, study {_e(t['study'])} in {_e(t['storage'])}</small>",
+    parts = [f"<div class='target'><h3>{_escaped(t['label'])}</h3>",
+             f"<small>campaign {_escaped(t['campaign'])}, study {_escaped(t['study'])} in {_escaped(t['storage'])}</small>",
              f"<p>{t['trials_run']} trials run ({t['trials_failed']} failed), each the "
              f"{aggregate_label(t.get('aggregate', 'median'), t['repeats'])} repetitions.</p>"]
     if "best_value" not in t:
         return "".join(parts) + "<p>No completed trial yet.</p></div>"
-    reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])
+    reps = ", ".join(fmt_number(v) if v is not None else "failed" for v in t["best_repetitions"])
     lo, hi = t["best_interval"]
     parts.append(
         "<table>"
-        f"<tr><th>best</th><td>{_e(num(t['best_value'], u))} (trial {t['best_trial']}"
+        f"<tr><th>best</th><td>{_escaped(fmt_number(t['best_value'], u))} (trial {t['best_trial']}"
         f"{', the default configuration' if t['best_is_default'] else ''})</td></tr>"
-        f"<tr><th>repetitions</th><td>{_e(reps)} (spread {t['best_spread'] * 100:.1f}%, 95% bootstrap interval "
-        f"{_e(num(lo))} – {_e(num(hi))})</td></tr>"
-        f"<tr><th>default configuration</th><td>{_e(num(t.get('default_value'), u))}</td></tr>"
-        f"<tr><th>speedup over default</th><td>{_e(num(t.get('speedup_over_default')))}x</td></tr>"
+        f"<tr><th>repetitions</th><td>{_escaped(reps)} (spread {t['best_spread'] * 100:.1f}%, 95% bootstrap interval "
+        f"{_escaped(fmt_number(lo))} – {_escaped(fmt_number(hi))})</td></tr>"
+        f"<tr><th>default configuration</th><td>{_escaped(fmt_number(t.get('default_value'), u))}</td></tr>"
+        f"<tr><th>speedup over default</th><td>{_escaped(fmt_number(t.get('speedup_over_default')))}x</td></tr>"
         f"<tr><th>cost</th><td>{t['node_hours']:.4g} node-hours ({t['nodes']} node(s) × {t['run_seconds']:.4g} s)"
         + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "") + "</td></tr></table>")
-    parts.append("<p>Confirmation:</p><pre>" + _e("\n".join(confirmation_text(t))) + "</pre>")
-    parts.append("<p>Best configuration:</p><pre>" + _e("\n".join(config_lines(t["best_config"]))) + "</pre>")
+    parts.append("<p>Confirmation:</p><pre>" + _escaped("\n".join(confirmation_text(t))) + "</pre>")
+    parts.append("<p>Best configuration:</p><pre>" + _escaped("\n".join(config_lines(t["best_config"]))) + "</pre>")
     hints = t["hints_text"] if not t["best_is_default"] else "# the system's defaults are best: set nothing"
-    parts.append("<p>Hints for the job script:</p><pre>" + _e(hints) + "</pre></div>")
+    parts.append("<p>Hints for the job script:</p><pre>" + _escaped(hints) + "</pre></div>")
     return "".join(parts)
 
 
@@ -75,24 +75,24 @@ def render_html(data: dict[str, Any], plots: dict[str, str], title: str) -> str:
     """The whole report as one HTML document (plots as inline SVG)."""
     maximize = data["direction"] == "maximize"
     rec_cls = "rec" if data["significant"] else "rec weak"
-    body = [f"<h1>{_e(title)}</h1>", f"<p class='{rec_cls}'><b>Recommendation.</b> {_e(data['recommendation'])}</p>",
+    body = [f"<h1>{_escaped(title)}</h1>", f"<p class='{rec_cls}'><b>Recommendation.</b> {_escaped(data['recommendation'])}</p>",
             "<h2>Side by side</h2>", _table(data)]
     if data["versus"]:
-        body.append(f"<p>Winner: <b>{_e(data['winner'])}</b>. Jitter between repetitions (spread of the best trials): "
+        body.append(f"<p>Winner: <b>{_escaped(data['winner'])}</b>. Jitter between repetitions (spread of the best trials): "
                     f"{data['jitter'] * 100:.1f}% — the margin is "
                     + ("larger than the jitter." if data["significant"]
                        else "<b>not</b> clearly larger than the jitter.")
                     + "</p><ul>")
         for v in data["versus"]:
-            body.append(f"<li>{_e(versus_text(v, maximize))}</li>")
+            body.append(f"<li>{_escaped(versus_text(v, maximize))}</li>")
         body.append("</ul>")
     if data.get("cost"):
-        body.append("<h2>Cost (objective.cost)</h2><pre>" + _e("\n".join(front_lines(data))) + "</pre>")
+        body.append("<h2>Cost (objective.cost)</h2><pre>" + _escaped("\n".join(front_lines(data))) + "</pre>")
     body.append("<h2>Plots</h2>")
     for name, svg in plots.items():
-        body.append(f"<div class='plot' id='plot-{_e(name)}'><h3>{_e(caption(name))}</h3>{svg}</div>")
+        body.append(f"<div class='plot' id='plot-{_escaped(name)}'><h3>{_escaped(caption(name))}</h3>{svg}</div>")
     body.append("<h2>Targets</h2><div class='targets'>" + "".join(_target(t) for t in data["targets"]) + "</div>")
     body.append("<p><small>Generated by autotune from the campaigns' Optuna storages; regenerate with "
                 "<code>autotune report</code>. Numbers also in report.json and report.md.</small></p>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{_e(title)}</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+            f"<title>{_escaped(title)}</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")

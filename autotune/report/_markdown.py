@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.measure import aggregate_label
-from autotune.report._data import bills_bb, config_lines, confirmation_text, front_lines, gain_cell, num, versus_text
+from autotune.report._data import bills_bb, config_lines, confirmation_text, fmt_number, front_lines, gain_cell, versus_text
 
 
 def _target(t: dict[str, Any]) -> list[str]:
@@ -21,14 +21,14 @@ def _target(t: dict[str, Any]) -> list[str]:
                    f"{t['production_explored']} of them exploratory")
     if "best_value" not in t:
         return [*out, "- no completed trial yet", ""]
-    reps = ", ".join(num(v) if v is not None else "failed" for v in t["best_repetitions"])
+    reps = ", ".join(fmt_number(v) if v is not None else "failed" for v in t["best_repetitions"])
     lo, hi = t["best_interval"]
-    out += [f"- **best**: {num(t['best_value'], u)} (trial {t['best_trial']}"
+    out += [f"- **best**: {fmt_number(t['best_value'], u)} (trial {t['best_trial']}"
             + (", the default configuration" if t["best_is_default"] else "") + ")",
             f"  - repetitions: {reps}; spread {t['best_spread'] * 100:.1f}%; "
-            f"95% bootstrap interval {num(lo)} – {num(hi)} {u}",
-            f"- default configuration: {num(t.get('default_value'), u)}",
-            f"- speedup over default: {num(t.get('speedup_over_default'))}x",
+            f"95% bootstrap interval {fmt_number(lo)} – {fmt_number(hi)} {u}",
+            f"- default configuration: {fmt_number(t.get('default_value'), u)}",
+            f"- speedup over default: {fmt_number(t.get('speedup_over_default'))}x",
             f"- cost: {t['node_hours']:.4g} node-hours ({t['nodes']} node(s), {t['run_seconds']:.4g} s of runs)"
             + (f"; {t['bb_node_hours']:.4g} BB node-hours" if bills_bb(t) else "")]
     if t["importance"]:
@@ -50,8 +50,9 @@ def render_markdown(data: dict[str, Any], plots: dict[str, str], title: str) -> 
              "|---|---|---|---|---|---|---|---|"]
     for t in data["targets"]:
         spread = f"{t['best_spread'] * 100:.1f}%" if "best_spread" in t else "–"
-        lines.append(f"| {t['label']} | {num(t.get('best_value'), u)} | {spread} | {num(t.get('default_value'), u)} "
-                     f"| {num(t.get('speedup_over_default'))}x | {gain_cell(t)} | {t['node_hours']:.4g} | "
+        lines.append(f"| {t['label']} | {fmt_number(t.get('best_value'), u)} | {spread} "
+                     f"| {fmt_number(t.get('default_value'), u)} | {fmt_number(t.get('speedup_over_default'))}x "
+                     f"| {gain_cell(t)} | {t['node_hours']:.4g} | "
                      + (f"{t['bb_node_hours']:.4g} |" if bills_bb(t) else "– |"))
     lines.append("")
     if data["versus"]:

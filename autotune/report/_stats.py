@@ -117,7 +117,7 @@ def compare(figs: list[TargetFigures], seed: int = 0) -> Comparison:
     return cmp
 
 
-def _pct(x: float) -> str:
+def _percent(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
@@ -138,11 +138,12 @@ def recommendation(cmp: Comparison, figs: list[TargetFigures]) -> str:
     apart = (" The campaigns were not measured side by side (each at its own time and load): the comparison across "
              "them is of the searches' best of N, not confirmed; each campaign's gain over its own default above is.")
     if cmp.significant:
-        return (f"{confirmed}{apart} Across campaigns: use {w.label} for {app} with {hints}: {_pct(m.advantage)} {what} "
-                f"than the best on {m.b} (95% bootstrap interval {_pct(m.low)} to {_pct(m.high)} of the searches' "
-                f"bests, larger than the {_pct(cmp.jitter)} jitter between repetitions).")
+        return (f"{confirmed}{apart} Across campaigns: use {w.label} for {app} with {hints}: {_percent(m.advantage)} {what} "
+                f"than the best on {m.b} (95% bootstrap interval {_percent(m.low)} to {_percent(m.high)} of the searches' "
+                f"bests, larger than the {_percent(cmp.jitter)} jitter between repetitions).")
     head = (f"{confirmed}{apart} Across campaigns: {w.label} and {m.b} are within the run-to-run jitter for {app} "
-            f"({_pct(m.advantage)} {what}, 95% interval {_pct(m.low)} to {_pct(m.high)}, jitter {_pct(cmp.jitter)}): "
+            f"({_percent(m.advantage)} {what}, 95% interval {_percent(m.low)} to {_percent(m.high)}, "
+            f"jitter {_percent(cmp.jitter)}): "
             "either will do; ")
     cheap = cheaper_than(w, cmp.ranking[1], cmp.jitter)
     if cheap is None:

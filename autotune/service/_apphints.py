@@ -11,7 +11,7 @@ import optuna
 from autotune import trialrecord
 from autotune.errors import ConfigError
 from autotune.hints import Settings, resolve
-from autotune.service._hints import Known, gain, recommended
+from autotune.service._hints import KnownConfig, gain, recommended
 
 
 @dataclass
@@ -20,7 +20,7 @@ class AppHints:
 
     settings: Settings
     mpi_flavour: str
-    known: Known
+    known: KnownConfig
     others: list[str]  # the other systems the app has studies on (when --system was not given)
     system: str = ""  # the system of the study that answered
 
@@ -62,8 +62,8 @@ def app_hints(storage: Any, app: str, system: str | None) -> AppHints | None:
         config = recommended(rec, best, space.from_optuna(best.params), space.default_config(), unapplied)
         g, interval = gain(best, default, study.direction == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
-        known = Known(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval, rec.confirmation,
-                      unapplied)
+        known = KnownConfig(best, name, best.number, when, f"app {app!r} on {profile.name}", g, interval, rec.confirmation,
+                            unapplied)
         others = sorted(systems - {profile.name}) if system is None else []
         return AppHints(resolve(config, profile, fs, pattern), profile.mpi_flavour, known, others, profile.name)
     return None

@@ -17,7 +17,7 @@ BOOTSTRAP = 2000
 
 
 @dataclass
-class Known:
+class KnownConfig:
     """A configuration with its provenance: the study and trial, when, and the measured gain over the default."""
 
     frozen: FrozenTrial
@@ -107,7 +107,7 @@ def pattern_distance(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def best_known(storage: Any, study_name: str, app: str, system: str, pattern: dict[str, Any],
-               space_name: str, feasible: Any) -> Known | None:
+               space_name: str, feasible: Any) -> KnownConfig | None:
     """The exact study's best trial, else the best of the nearest recorded study on the same system and
     space (same app first, then the nearest pattern); None when nothing completed is known."""
     from autotune.campaign import shown_not_in_effect
@@ -134,5 +134,5 @@ def best_known(storage: Any, study_name: str, app: str, system: str, pattern: di
         g, interval = gain(best, default, study.directions[0] == optuna.study.StudyDirection.MAXIMIZE)
         when = best.datetime_complete.strftime("%Y-%m-%d") if best.datetime_complete else "?"
         conf = trialrecord.read_study(study).confirmation
-        return Known(best, name, best.number, when, match, g, interval, conf, shown_not_in_effect(study, best))
+        return KnownConfig(best, name, best.number, when, match, g, interval, conf, shown_not_in_effect(study, best))
     return None

@@ -14,7 +14,7 @@ from autotune.errors import AutotuneError, ConfigError
 from autotune.service._asktell import Assignment, ask, tell
 from autotune.service._bestrecord import known_best
 from autotune.service._fallback import StoreUnavailable, bounded, recall, remember
-from autotune.service._hints import Known, best_known
+from autotune.service._hints import KnownConfig, best_known
 from autotune.service._policy import Policy
 from autotune.service._spool import pending, spool
 
@@ -117,11 +117,11 @@ def do_tell(rt: Any, ref: str, *, value: float | None, failure: str | None, extr
         return "spooled"
 
 
-def do_hints(rt: Any, timeout: float) -> Known | None:
+def do_hints(rt: Any, timeout: float) -> KnownConfig | None:
     """The best known configuration for the campaign's app on its system (see ``best_known``)."""
     c = rt.campaign
 
-    def work() -> Known | None:
+    def work() -> KnownConfig | None:
         from autotune._storelock import sqlite_path
         from autotune.campaign import make_storage
 

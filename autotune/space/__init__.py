@@ -1,7 +1,7 @@
 """Search spaces: namespaced parameters, system rules as declarative constraints, binding to a target."""
 
 from autotune.space._bound import BoundSpace, Config, aggregators, context_env
-from autotune.space._catalogue import CATALOGUE, Known
+from autotune.space._catalogue import CATALOGUE, KnownParameter
 from autotune.space._expr import Expr
 from autotune.space._params import BoundParam, ParamSpec
 from autotune.space._relevance import (
@@ -22,7 +22,7 @@ from autotune.space._thumb import Baseline, rules_of_thumb
 
 __all__ = [
     "AGGREGATOR_SETTINGS", "CATALOGUE", "COMPONENT_RULES", "OMPIO_ONLY_SETTINGS", "PHASE_SETTINGS", "ROMIO_ONLY_SETTINGS",
-    "Baseline", "BoundParam", "BoundSpace", "Config", "Expr", "Known", "ParamSpec", "Rule", "SearchSpace",
+    "Baseline", "BoundParam", "BoundSpace", "Config", "Expr", "KnownParameter", "ParamSpec", "Rule", "SearchSpace",
     "acting", "aggregators", "context_env", "default_rules", "fixed_value", "inert", "load_space", "measured_phases",
     "not_applied", "other_component", "rules_of_thumb",
 ]

@@ -6,7 +6,7 @@ from autotune.systems._fsparse import FS_MAGIC, Mount, fs_kind, fstype_of_magic,
 from autotune.systems._mpiparse import (
     MPI_LIBRARIES,
     MpiLibrary,
-    OmpiIo,
+    OpenMpiIoComponents,
     is_romio,
     launcher_flavour,
     mca_args,
@@ -29,7 +29,7 @@ from autotune.systems._profile import (
     load_system,
     parse_system,
 )
-from autotune.systems._siteprofile import Target, parse_lfs_df, profile_site, site_profile_yaml
+from autotune.systems._siteprofile import ProbedFolder, parse_lfs_df, profile_site, site_profile_yaml
 from autotune.systems.detect import (
     MARKS,
     Detection,
@@ -62,12 +62,12 @@ __all__ = [
     "Mount",
     "MpiLibrary",
     "MpiStack",
-    "OmpiIo",
+    "OpenMpiIoComponents",
     "Pool",
     "ProbeResult",
     "ProbeSetup",
+    "ProbedFolder",
     "SystemProfile",
-    "Target",
     "access_mode",
     "detect_cores",
     "detect_filesystem",

@@ -96,7 +96,7 @@ def parse_library_version(text: str) -> MpiLibrary:
 
 
 @dataclass(frozen=True)
-class OmpiIo:
+class OpenMpiIoComponents:
     """Open MPI's ``io`` framework as ``ompi_info --parsable --param io all --level 9`` reports it."""
 
     components: tuple[str, ...] = ()
@@ -105,7 +105,7 @@ class OmpiIo:
     priorities: Mapping[str, int] = field(default_factory=dict)
 
 
-def parse_ompi_info_io(text: str) -> OmpiIo:
+def parse_ompi_info_io(text: str) -> OpenMpiIoComponents:
     """Read the io components, their priorities and the ``io`` selection from ``ompi_info --parsable``."""
     components: list[str] = []
     priorities: dict[str, int] = {}
@@ -129,7 +129,7 @@ def parse_ompi_info_io(text: str) -> OmpiIo:
                     priorities[comp] = int(value.strip().strip('"'))
                 except ValueError:
                     continue
-    return OmpiIo(tuple(components), selection, source, priorities)
+    return OpenMpiIoComponents(tuple(components), selection, source, priorities)
 
 
 def launcher_flavour(text: str) -> str | None:
@@ -178,7 +178,7 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(n) for n in nums[:3])
 
 
-def ompi_io_component(io: OmpiIo, version: str, *, selection: str | None = None,
+def ompi_io_component(io: OpenMpiIoComponents, version: str, *, selection: str | None = None,
                       fs_type: str = "") -> tuple[str, str]:
     """The io component Open MPI will use for a file, and why: ``(component, reason)``.
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from autotune.systems.detect import _run
 
 MIB = 1 << 20
-PROBE_MODULE = "autotune.kernels.probe"
+PROBE_MODULE = "autotune.kernels.siteprobe"
 MAX_OVERSUBSCRIBED = 64  # ranks: beyond this the oversubscription step is skipped (too many interpreters)
 
 

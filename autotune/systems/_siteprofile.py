@@ -19,7 +19,7 @@ _COMMENT_AT = 36
 
 
 @dataclass(frozen=True)
-class Target:
+class ProbedFolder:
     """A probed folder: its file system, what the probe measured there, and the OST count when it is Lustre."""
 
     folder: Path
@@ -28,7 +28,7 @@ class Target:
     osts: int | None = None
 
 
-def _q(text: str) -> str:
+def _yaml_string(text: str) -> str:
     """A YAML scalar that reads back as ``text`` (JSON strings are YAML; control characters escaped)."""
     return json.dumps(text)
 
@@ -53,7 +53,7 @@ def fs_name(folder: Path, taken: set[str]) -> str:
     return name
 
 
-def _filesystem(name: str, t: Target) -> list[str]:
+def _filesystem(name: str, t: ProbedFolder) -> list[str]:
     fs = t.filesystem
     where = f"{fs.fstype} mounted at {fs.mount_point or '?'} ({fs.source})"
     tier, note = TIERS.get(fs.kind), ""
@@ -63,8 +63,8 @@ def _filesystem(name: str, t: Target) -> list[str]:
         tier, note = POSIX, "DataWarp's pools are not visible to a probe: modelled as POSIX (assumed)"
     kind = tier.name
     lines = [f"  {name}:", _line(4, "kind", kind, f"detected: {where}" + (f"; {note}" if note else "")),
-             _line(4, "path", _q(str(t.folder)), "detected: the probed folder"),
-             _line(4, "description", _q(f"{fs.fstype} at {fs.mount_point}"), "detected")]
+             _line(4, "path", _yaml_string(str(t.folder)), "detected: the probed folder"),
+             _line(4, "description", _yaml_string(f"{fs.fstype} at {fs.mount_point}"), "detected")]
     if tier is LUSTRE and t.osts is not None:
         lines.append(_line(4, "osts", str(t.osts), "detected: lfs df"))
     if t.measured:
@@ -73,7 +73,7 @@ def _filesystem(name: str, t: Target) -> list[str]:
     return lines
 
 
-def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targets: Sequence[Target],
+def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targets: Sequence[ProbedFolder],
                       header: Sequence[str] = ()) -> str:
     """The profile's YAML text (``parse_system`` reads it back; the marks are comments)."""
     if not targets:
@@ -87,8 +87,8 @@ def site_profile_yaml(name: str, detection: Detection, probe: ProbeResult, targe
     else:
         why = "not asked" if mpi is None else (mpi.error or f"unknown library {mpi.library.summary!r}")
         flavour, mark = "mpich", f"assumed: the MPI could not be told ({why})"
-    lines += [f"name: {_q(name)}",
-              f"description: {_q(f'written by autotune site profile: {len(targets)} file system(s), ' + flavour)}",
+    lines += [f"name: {_yaml_string(name)}",
+              f"description: {_yaml_string(f'written by autotune site profile: {len(targets)} file system(s), ' + flavour)}",
               "mpi:", _line(2, "flavour", flavour, mark),
               "node:", _line(2, "cores", str(int(detection.cores.value)), f"detected: {detection.cores.source}"),
               "filesystems:"]
@@ -137,11 +137,11 @@ def profile_site(name: str, folders: Sequence[Path], setup: ProbeSetup, *, budge
                   budget=share, say=say, load=load_before)
     if detection.mpi is not None and detection.mpi.error:
         first.skipped.insert(0, f"MPI steps: {detection.mpi.error}")
-    targets = [Target(folders[0], detection.filesystem or _unknown(folders[0]), first.filesystem, _osts(folders[0]))]
+    targets = [ProbedFolder(folders[0], detection.filesystem or _unknown(folders[0]), first.filesystem, _osts(folders[0]))]
     for folder in folders[1:]:
         more = probe(folder, cores, setup, budget=0.25 * share, say=say, writeback_only=True)
         first.skipped += more.skipped
-        targets.append(Target(folder, detect_filesystem(folder) or _unknown(folder), more.filesystem, _osts(folder)))
+        targets.append(ProbedFolder(folder, detect_filesystem(folder) or _unknown(folder), more.filesystem, _osts(folder)))
     load = f"{load_before:.2g} -> {os.getloadavg()[0]:.2g}"
     note = [f"the node's load average during the probe: {load} on {cores} cores; each figure is the best of its"
             " repetitions (the least disturbed)"]

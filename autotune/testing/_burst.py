@@ -18,8 +18,8 @@ from typing import Any
 PRELOAD = ["autotune.cli", "autotune.service", "autotune.campaign", "optuna", "sqlalchemy", "psycopg2"]
 
 
-def _job(index: int, args: list[str], barrier: Any, out: Any) -> None:
-    """One job: wait for the others, run the command, hand back (index, exit status, stdout, stderr)."""
+def _cli_process(index: int, args: list[str], barrier: Any, out: Any) -> None:
+    """One CLI process of the burst: wait for the others, run the command, hand back (index, exit status, stdout, stderr)."""
     from autotune.cli import main
 
     buf, err = io.StringIO(), io.StringIO()
@@ -38,7 +38,7 @@ def cli_at_once(commands: list[list[str]], timeout: float = 900.0) -> list[tuple
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     barrier, out = ctx.Barrier(len(commands)), ctx.Queue()
-    procs = [ctx.Process(target=_job, args=(i, c, barrier, out)) for i, c in enumerate(commands)]
+    procs = [ctx.Process(target=_cli_process, args=(i, c, barrier, out)) for i, c in enumerate(commands)]
     for p in procs:
         p.start()
     results: dict[int, tuple[int, str, str]] = {}

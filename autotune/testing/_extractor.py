@@ -22,8 +22,7 @@ class ExtractorContract:
 
     def test_is_registered_and_built_by_name(self, extractor: BaseExtractor) -> None:
         assert EXTRACTORS.get(extractor.name) is type(extractor)
-        again = get_extractor({"extractor": extractor.name, **{k: v for k, v in extractor.options.items()
-                                                                  if k != "extractor"}})
+        again = get_extractor(extractor.name, {k: v for k, v in extractor.options.items() if k != "extractor"})
         assert type(again) is type(extractor)
 
     def test_reads_the_value(self, extractor: BaseExtractor) -> None:

@@ -20,7 +20,7 @@ from optuna.trial import TrialState
 
 from autotune import trialrecord
 from autotune.campaign import load_campaign
-from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
+from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, script_campaign
 
 # Each trial sleeps 0.05-0.25 s (by trial number) and reports 100 + its number.
 APP = """
@@ -64,7 +64,7 @@ def resume_kill_loop(tmp: Path, sampler: str, seed: int, kills: int = 4, trials:
     time, then resume it to the end and read the study."""
     result = KillLoopResult(sampler, seed)
     mark = uuid.uuid4().hex
-    path = write_campaign(tmp, APP, name="again", sampler=SAMPLERS[sampler],
+    path = script_campaign(tmp, APP, name="again", sampler=SAMPLERS[sampler],
                           budget={"trials": trials, "run_timeout": "30s"}, app={"env": {"AGAIN_MARK": mark}})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
     c = load_campaign(path)

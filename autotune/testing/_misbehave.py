@@ -30,7 +30,7 @@ print('{"autotune_record": 1, "metrics": {"bandwidth_mib_s": %s}}' % bw)
 '''
 
 
-def write_campaign(tmp_path: Path, script: str, name: str = "robust", **over: Any) -> Path:
+def script_campaign(tmp_path: Path, script: str, name: str = "robust", **over: Any) -> Path:
     """A campaign file running ``script`` (Python source, written next to it) as a plain command."""
     app = tmp_path / f"{name}_app.py"
     app.write_text(script)

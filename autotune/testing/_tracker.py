@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autotune.tracking import TRACKERS, BaseTracker, CampaignInfo, SafeTracker, TrialRecord
+from autotune.tracking import TRACKERS, BaseTracker, CampaignInfo, SafeTracker, TrackedTrial
 
 INFO = CampaignInfo(name="contract", study="contract", storage="sqlite:///contract.db", app="ior", system="local",
                     filesystem="disk", launcher="local", space="local-romio", objective="maximize bandwidth_mib_s",
@@ -12,14 +12,14 @@ INFO = CampaignInfo(name="contract", study="contract", storage="sqlite:///contra
 METRIC = "bandwidth_mib_s"
 
 
-def trial(number: int, state: str = "COMPLETE", reps: tuple[float | None, ...] = (10.0, 12.0, 11.0)) -> TrialRecord:
+def trial(number: int, state: str = "COMPLETE", reps: tuple[float | None, ...] = (10.0, 12.0, 11.0)) -> TrackedTrial:
     """A finished trial as the loop hands it to trackers."""
     values = [r for r in reps if r is not None]
-    return TrialRecord(number=number, state=state, config={"mpiio.romio_cb_write": "enable", "lustre.stripe_count": 4},
-                       value=max(values) if state == "COMPLETE" and values else None, repetitions=list(reps),
-                       metric=METRIC, is_default=number == 0, hints={"romio_cb_write": "enable"},
-                       hints_in_effect={"romio_cb_write": "enable"}, artifacts={"command.txt": "mpiexec -n 2 app\n"},
-                       error="exit code 1: boom" if state == "FAIL" else None, duration=1.25)
+    return TrackedTrial(number=number, state=state, config={"mpiio.romio_cb_write": "enable", "lustre.stripe_count": 4},
+                        value=max(values) if state == "COMPLETE" and values else None, repetitions=list(reps),
+                        metric=METRIC, is_default=number == 0, hints={"romio_cb_write": "enable"},
+                        hints_in_effect={"romio_cb_write": "enable"}, artifacts={"command.txt": "mpiexec -n 2 app\n"},
+                        error="exit code 1: boom" if state == "FAIL" else None, duration=1.25)
 
 
 class TrackerContract:
@@ -62,7 +62,7 @@ class TrackerContract:
 
     def test_failures_never_reach_the_campaign(self, tracker: BaseTracker) -> None:
         class Broken(type(tracker)):  # type: ignore[misc]
-            def log_trial(self, record: TrialRecord) -> None:
+            def log_trial(self, record: TrackedTrial) -> None:
                 raise RuntimeError("backend down")
 
         safe = SafeTracker(Broken.__new__(Broken))

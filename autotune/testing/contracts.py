@@ -204,13 +204,13 @@ def dialect_suite(registry: Registry[Any], name: str, example: Any, tmp: Path) -
     import json
 
     from autotune.errors import ConfigError
-    from autotune.hints import Dialect, Settings, Stripe, Target
+    from autotune.hints import Dialect, ExportDestination, Settings, Stripe
 
     cls = registry.get(name)
     assert issubclass(cls, Dialect) and cls.name == name and cls.what and "\n" not in cls.what
     settings = Settings(info={"romio_cb_write": "enable", "cb_nodes": "4"}, stripe=Stripe(count=8, size=4 << 20),
                         mca={"io": "romio321"}, config={"mpiio.romio_cb_write": "enable"})
-    target = Target(mpi_flavour="cray-mpich")
+    target = ExportDestination(mpi_flavour="cray-mpich")
     text = cls().render(settings, target)
     assert text.strip()
     carried = ("romio_cb_write", "enable", "-c 8", "romio321", "#")

@@ -18,7 +18,7 @@ from autotune.tiers._kinds import (
     DataWarp,
     Lustre,
     NodeNvme,
-    Pcc,
+    PersistentClientCache,
     Posix,
     Rabbit,
 )
@@ -38,5 +38,5 @@ def by_mount_type(fstype: str) -> Tier | None:
     return next((TIERS.get(n) for n in TIERS if fstype in TIERS.get(n).mount_types), None)
 
 
-__all__ = ["DATAWARP", "LUSTRE", "NVME", "PCC", "POSIX", "RABBIT", "TIERS", "DataWarp", "Lustre", "NodeNvme", "Pcc",
-           "Posix", "Rabbit", "RuleOfThumb", "Tier", "by_mount_type", "tier"]
+__all__ = ["DATAWARP", "LUSTRE", "NVME", "PCC", "POSIX", "RABBIT", "TIERS", "DataWarp", "Lustre", "NodeNvme",
+           "PersistentClientCache", "Posix", "Rabbit", "RuleOfThumb", "Tier", "by_mount_type", "tier"]

@@ -96,7 +96,7 @@ class NodeNvme(Tier):
     tmp_request = True
 
 
-class Pcc(Tier):
+class PersistentClientCache(Tier):
     """Lustre's Persistent Client Cache (RW-PCC): files of a project cached on the node's flash, archived
     to Lustre after the job (Lustre Operations Manual, "Persistent Client Cache")."""
 
@@ -128,5 +128,5 @@ LUSTRE = Lustre()
 DATAWARP = DataWarp()
 RABBIT = Rabbit()
 NVME = NodeNvme()
-PCC = Pcc()
+PCC = PersistentClientCache()
 POSIX = Posix()

@@ -7,13 +7,13 @@ from autotune.tracking._base import (
     CampaignInfo,
     NullTracker,
     SafeTracker,
-    TrialRecord,
+    TrackedTrial,
     active_tracker,
     campaign_tracker,
     get_tracker,
 )
 
 __all__ = [
-    "DEFAULT_TRACKER", "TRACKERS", "BaseTracker", "CampaignInfo", "NullTracker", "SafeTracker", "TrialRecord",
+    "DEFAULT_TRACKER", "TRACKERS", "BaseTracker", "CampaignInfo", "NullTracker", "SafeTracker", "TrackedTrial",
     "active_tracker", "campaign_tracker", "get_tracker",
 ]

@@ -13,7 +13,7 @@ from autotune._registry import Plugin, Registry
 
 
 @dataclass
-class TrialRecord:
+class TrackedTrial:
     """What a tracker sees of one finished trial."""
 
     number: int
@@ -51,6 +51,9 @@ class BaseTracker(Plugin, abc.ABC):
     """Observes a campaign. Subclasses set ``name`` and ``schema`` (their options, the keys of the campaign's
     ``tracking:`` besides ``name`` and ``enabled``) and take those options as keyword arguments.
 
+    Built configured: ``get_tracker(name, options)`` returns an instance whose options were checked against its
+    ``schema`` (``TRACKERS.get(name)`` is the class).
+
     Contract (checked by ``autotune.testing.TrackerContract``):
     ``start`` may be called again for the same study (a resumed campaign continues the same record);
     ``log_trial`` records one trial with one metric value per repetition; ``finish`` closes the record.
@@ -62,7 +65,7 @@ class BaseTracker(Plugin, abc.ABC):
         """Open (or reopen) the campaign's record."""
 
     @abc.abstractmethod
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         """Record one finished trial."""
 
     @abc.abstractmethod
@@ -84,7 +87,7 @@ class NullTracker(BaseTracker):
     def start(self, info: CampaignInfo) -> None:
         return None
 
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         return None
 
     def finish(self, summary: Mapping[str, Any]) -> None:
@@ -124,7 +127,7 @@ class SafeTracker(BaseTracker):
     def start(self, info: CampaignInfo) -> None:
         self._call("start", info)
 
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         self._call("log_trial", record)
 
     def finish(self, summary: Mapping[str, Any]) -> None:
@@ -140,8 +143,9 @@ TRACKERS.register_lazy("none", "autotune.tracking._base:NullTracker")
 TRACKERS.register_lazy("mlflow", "autotune.tracking._mlflow:MlflowTracker")  # MLflow is imported when asked for
 
 
-def get_tracker(name: str, options: Mapping[str, Any], where: str = "tracking") -> BaseTracker:
-    """A tracker by name (``TRACKERS``: mlflow, none) built with ``options`` checked against its ``schema``."""
+def get_tracker(name: str, options: Mapping[str, Any] | None = None, where: str = "tracking") -> BaseTracker:
+    """The tracker called ``name`` (``TRACKERS``: mlflow, none), built with ``options`` (checked against its
+    ``schema``); an unknown name or option is a one-line error. ``TRACKERS.get(name)`` is its class."""
     cls = TRACKERS.get(name)
     return cls(**cls.check_options(options, where))
 

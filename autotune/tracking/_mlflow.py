@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from autotune._extras import require
 from autotune._registry import Option
 from autotune._storelock import store_lock
-from autotune.tracking._base import BaseTracker, CampaignInfo, TrialRecord
+from autotune.tracking._base import BaseTracker, CampaignInfo, TrackedTrial
 
 STUDY_TAG = "autotune.study"
 STORAGE_TAG = "autotune.storage"
@@ -98,7 +98,7 @@ class MlflowTracker(BaseTracker):
         if info.command_line:
             self.client.log_text(self.parent_id, info.command_line + "\n", "command_line.txt")
 
-    def log_trial(self, record: TrialRecord) -> None:
+    def log_trial(self, record: TrackedTrial) -> None:
         from mlflow.entities import Metric, Param
 
         if self.parent_id is None or record.number in self.logged:

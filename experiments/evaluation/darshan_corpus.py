@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from autotune.cli import main as cli
-from autotune.darshan import build
+from autotune.darshan import campaign_from_log
 from autotune.errors import ConfigError
 
 
@@ -51,9 +51,9 @@ def undamaged(logs: list[Path]) -> int:
             if rc == 0:
                 ok_space = _quiet(["space", str(out)])[0] == 0
                 ok_dry = _quiet(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(Path(tmp) / "w")])[0] == 0
-                init = build(log, model=bool(extra))
-                where = f"{'draft ' if init.target.draft else ''}{init.target.system.name}:{init.target.fs.name} " \
-                        f"({init.target.kind}, {init.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
+                from_log = campaign_from_log(log, model=bool(extra))
+                where = f"{'draft ' if from_log.target.draft else ''}{from_log.target.system.name}:{from_log.target.fs.name} " \
+                        f"({from_log.target.kind}, {from_log.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
                         f"dry run {'ok' if ok_dry else 'FAILED'}" + ("; on the model: no argument names its output"
                                                                      if extra else "")
                 campaigns += ok_space and ok_dry
@@ -79,7 +79,7 @@ def damaged(logs: list[Path], steps: int) -> None:
                 path = Path(tmp) / "damaged.darshan"
                 path.write_bytes(v)
                 try:
-                    build(path)
+                    campaign_from_log(path)
                     counts["campaign"] += 1
                 except ConfigError as exc:
                     counts["one-line error" if "\n" not in str(exc) else "internal error"] += 1

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "experiments" / "evaluation" / "results"
 EXTRACT = ("import sys\nfrom autotune._result import RunResult\nfrom autotune.measure import get_extractor\n"
            "res = RunResult(0, wall_seconds=1.0)\nres.info['run_dir'] = '.'\n"
-           "m = get_extractor({'extractor': 'darshan', 'logs': sys.argv[1]}).extract(res, 'bandwidth_mib_s')\n"
+           "m = get_extractor('darshan', {'logs': sys.argv[1]}).extract(res, 'bandwidth_mib_s')\n"
            "print(m.error or f'bandwidth_mib_s={m.value:.4g}', file=sys.stderr)\n")
 
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import numpy as np
 from mpi4py import MPI
 
-from autotune.kernels.probe import COMM, timed
-from autotune.kernels.probe import measure as measure_comm
+from autotune.kernels.siteprobe import COMM, timed
+from autotune.kernels.siteprobe import measure as measure_comm
 
 
 def mpiio_file(d: str) -> Callable[[int], None]:

@@ -87,7 +87,7 @@ def check(camp: Path, nodes: int) -> dict[str, Any]:
     rec_measured = meas.get(rec_sc)
     rec_ok = rec_measured is not None and rec_measured >= (1 - BEST_WITHIN) * meas[best_sc]
     rec_ratio = rec_pred / rec_measured if rec_measured else None
-    among = max(meas, key=lambda k: pred[k])          # the fitted model's pick among the settings measured at N
+    among = max(meas, key=lambda k: pred[k])          # the fitted model's raw pick (no tie-break) among those measured at N
     return {"nodes": nodes, "advised": rec_sc, "advised_predicted": rec_pred, "advised_measured": rec_measured,
             "advised_ratio": rec_ratio, "measured_best": best_sc, "measured_best_value": meas[best_sc],
             "advised_within_5pct": rec_ok, "predicted": pred, "measured": meas, "ratios": ratios,
@@ -111,7 +111,8 @@ def report(results: list[dict[str, Any]]) -> str:
                      f" | {ratios} | {within} | {'PASS' if r['passed'] else '**miss**'} |")
     lines.append("")
     for r in results:
-        lines.append(f"fitted model's pick among the settings measured at {r['nodes']} nodes: stripe count "
+        lines.append(f"fitted model's raw top pick (no tie-break) among the settings measured at {r['nodes']} nodes: "
+                     f"stripe count "
                      f"{r['pick_among_measured']} ({'within' if r['pick_among_measured_within_5pct'] else 'not within'}"
                      f" 5% of the best measured)")
     lines.append("")

@@ -167,12 +167,12 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path)
 
 
-def _fmt(xs: list[Any], pct: bool = False) -> str:
+def _fmt(xs: list[Any], as_percent: bool = False) -> str:
     vals = [x for x in xs if x is not None]
     never = len(xs) - len(vals)
     if not vals:
         return "never"
-    f = (lambda v: f"{100 * v:+.0f}%") if pct else (lambda v: f"{v:g}")
+    f = (lambda v: f"{100 * v:+.0f}%") if as_percent else (lambda v: f"{v:g}")
     out = f(statistics.median(vals)) + (f" [{f(min(vals))}, {f(max(vals))}]" if len(vals) > 1 else "")
     return out + (f", never in {never}" if never else "")
 
@@ -186,7 +186,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append("| " + " | ".join([
             app, _fmt([r["explored"] for r in m]), _fmt([r["first_job_at_ref"] for r in m]),
             _fmt([r["best_known_at_ref_from"] for r in m]), _fmt([r["jobs_at_ref"] for r in m]),
-            _fmt([r["vs_default"] for r in m], pct=True), _fmt([r["vs_reference"] for r in m], pct=True),
+            _fmt([r["vs_default"] for r in m], as_percent=True), _fmt([r["vs_reference"] for r in m], as_percent=True),
             f"{statistics.median(r['ref_gain'] for r in m):.2f}x",
             f"{statistics.median(r['dedicated_trials'] for r in m):g} "
             f"({statistics.median(r['dedicated_io_s'] for r in m):.3g} s) vs "

@@ -2,6 +2,7 @@
 
     python -m experiments.evaluation.worth_running --out experiments/evaluation/results/worth_running  # 10 seeds
     python -m experiments.evaluation.worth_running --seeds 2 --trials 5 --truths ranger-t3pio-stripe-count  # a look
+    python -m experiments.evaluation.worth_running --truths 'cirrus-*'  # the truths whose name matches a pattern
 
 Every truth is a recorded sweep replayed as a user's opaque command: the user-style campaign files of
 experiments/evaluation/sweeps/campaigns/ (public sweeps of production systems, each naming its source, and this
@@ -20,6 +21,7 @@ campaigns and is never below the best rule of thumb; at 12 trials >= 0.98 in >= 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import io
 import json
 import multiprocessing
@@ -145,9 +147,17 @@ def _plain(config: Mapping[str, Any], tr: Truth) -> str:
     return config_key({k: config[k] for k in tr.recording.parameters if k in config})
 
 
-def truths(names: list[str] | None) -> list[Path]:
+def truths(patterns: list[str] | None) -> list[Path]:
+    """The campaign files whose name (without .yaml) matches one of ``patterns`` (shell-style: ``cirrus-*``); all
+    of them when there is none. A pattern that matches no truth is an error naming it."""
     paths = sorted(CAMPAIGNS.glob("*.yaml"))
-    return [p for p in paths if p.stem in names] if names else paths
+    if not patterns:
+        return paths
+    for pat in patterns:
+        if not any(fnmatch.fnmatchcase(p.stem, pat) for p in paths):
+            raise ValueError(f"--truths: {pat!r} matches no truth; expected one of {', '.join(p.stem for p in paths)}"
+                             " or a shell-style pattern of them")
+    return [p for p in paths if any(fnmatch.fnmatchcase(p.stem, pat) for pat in patterns)]
 
 
 def baselines(path: Path) -> list[str]:
@@ -226,14 +236,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--trials", type=int, nargs="+", default=[5, 12])
     ap.add_argument("--methods", nargs="+", default=list(SEARCH))
-    ap.add_argument("--truths", nargs="*")
+    ap.add_argument("--truths", nargs="*", metavar="PATTERN",
+                    help="only the truths whose name matches a shell-style pattern (e.g. 'cirrus-*'); default: all")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="write OUT.json (records and verdicts) and OUT.md (the table)")
     ap.add_argument("--transcripts", action="store_true", help="also OUT-misses.txt: the end of each missing campaign's "
                     "transcript")
     args = ap.parse_args(argv)
+    try:
+        selected = truths(args.truths)
+    except ValueError as err:
+        ap.error(str(err))
     tasks: list[tuple[str, str, int, int]] = []
-    for path in truths(args.truths):
+    for path in selected:
         for k in args.trials:
             tasks += [(str(path), m, 0, k) for m in baselines(path)]
             tasks += [(str(path), m, s, k) for m in args.methods for s in range(args.seeds)]

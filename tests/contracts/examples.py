@@ -14,9 +14,9 @@ import pytest
 from autotune.hints import Settings
 from autotune.launch import AppSpec, RunRequest, RunResult, get_launcher
 from autotune.measure import get_extractor
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.pattern import IOPattern
-from autotune.testing import command_request, ensure_local_slurm
+from autotune.testing import command_request, ensure_local_slurm, history
 from autotune.tracking import get_tracker
 
 FIXTURES = Path(__file__).parent.parent / "measure" / "fixtures"
@@ -33,12 +33,12 @@ def example(kind: str, name: str, marks: tuple[Any, ...] = ()) -> Callable[[Call
 
 @example("launcher", "local", SLOW)  # the timeout check waits 2 s; ~5 s in all
 def _local(tmp: Path) -> Any:
-    return (lambda: get_launcher("local")({})), None, None
+    return (lambda: get_launcher("local", {})), None, None
 
 
 def model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, system: str, fs: str,
                    repetition: int = 0) -> RunRequest:
-    prof = S.system(system)
+    prof = scenarios.system(system)
     return RunRequest(campaign="contract", trial=1, repetition=repetition, config=config, settings=Settings(info={}),
                       app=AppSpec(name="ior", pattern=pattern, command=("ior",)), system=prof,
                       fs=prof.filesystem(fs), run_dir=tmp / f"run-{repetition}", data_dir=tmp / "data", timeout=10.0)
@@ -47,8 +47,8 @@ def model_request(tmp: Path, config: dict[str, object], pattern: IOPattern, syst
 @example("launcher", "model")
 def _model(tmp: Path) -> Any:
     big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
-    return ((lambda: get_launcher("model")()),
-            lambda t, repetition=0: model_request(t, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects",
+    return ((lambda: get_launcher("model")),
+            lambda t, repetition=0: model_request(t, {"lustre.stripe_count": 8}, scenarios.THETA_IOR, "theta", "projects",
                                                    repetition),
             lambda t: model_request(t, {"bb.nodes": 1}, big, "cori", "bb"))
 
@@ -67,7 +67,7 @@ def _replay(tmp: Path) -> Any:
     def req(t: Path, config: dict[str, object], repetition: int = 0) -> RunRequest:
         return command_request(t, ["unused"], config=config, repetition=repetition, ranks=2)
 
-    return ((lambda: get_launcher("replay")({"surface": str(tmp / "sweep.csv")})),
+    return ((lambda: get_launcher("replay", {"surface": str(tmp / "sweep.csv")})),
             lambda t, repetition=0: req(t, {"mpiio.romio_cb_write": "disable", "mpiio.cb_nodes": 2}, repetition),
             lambda t: req(t, {"mpiio.romio_cb_write": "disable", "mpiio.cb_nodes": 4}))
 
@@ -75,20 +75,20 @@ def _replay(tmp: Path) -> Any:
 @example("launcher", "slurm", (pytest.mark.slurm, pytest.mark.slow))
 def _slurm(tmp: Path) -> Any:
     ensure_local_slurm()
-    return (lambda: get_launcher("slurm")({"poll_interval": 0.2})), None, None
+    return (lambda: get_launcher("slurm", {"poll_interval": 0.2})), None, None
 
 
 @example("launcher", "slurm-step", (pytest.mark.slurm, pytest.mark.slow))
 def _slurm_step(tmp: Path) -> Any:
     ensure_local_slurm()
-    return (lambda: get_launcher("slurm-step")({"poll_interval": 0.2, "queue_wait": "5m"})), None, None
+    return (lambda: get_launcher("slurm-step", {"poll_interval": 0.2, "queue_wait": "5m"})), None, None
 
 
 @example("executor", "serial", SLOW)  # two model campaigns (~8 s here)
 def _serial(tmp: Path) -> Any:
     from autotune.execute import get_executor
 
-    return lambda: get_executor("serial")({})
+    return lambda: get_executor("serial", {})
 
 
 @example("executor", "ray", SLOW)  # starts a local Ray (~10 s here)
@@ -96,7 +96,7 @@ def _ray(tmp: Path) -> Any:
     pytest.importorskip("ray", reason="the Ray executor needs the [ray] extra")
     from autotune.execute import get_executor
 
-    return lambda: get_executor("ray")({"num_cpus": 2})
+    return lambda: get_executor("ray", {"num_cpus": 2})
 
 
 @example("tracker", "none")
@@ -107,7 +107,6 @@ def _none(tmp: Path) -> Any:
 @example("tracker", "mlflow", SLOW)  # MLflow creates its SQLite schema once per store (~20 s here)
 def _mlflow(tmp: Path) -> Any:
     pytest.importorskip("mlflow", reason="the MLflow tracker needs the [tracking] extra")
-    from autotune.testing._tracker import history
 
     def make(t: Path) -> Any:
         t.mkdir(parents=True, exist_ok=True)
@@ -118,7 +117,7 @@ def _mlflow(tmp: Path) -> Any:
 
 
 def _extractor(options: dict[str, Any], result: RunResult, metric: str, value: float) -> Any:
-    return get_extractor(options), result, metric, value
+    return get_extractor(str(options["extractor"]), options), result, metric, value
 
 
 @example("extractor", "json")

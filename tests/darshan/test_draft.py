@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from autotune.cli import main
-from autotune.darshan import build, read_log
+from autotune.darshan import campaign_from_log, read_log
 from autotune.errors import ConfigError
 from autotune.systems import load_system
 
@@ -62,7 +62,7 @@ def test_lustre_draft_holds_what_the_log_says(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_nodes_make_cores_from_the_log(tmp_path: Path) -> None:
-    init = build(VPIC, nodes=32)
+    init = campaign_from_log(VPIC, nodes=32)
     assert init.target.draft is not None and init.target.system.cores_per_node == 64
     assert "cores: 64  # from the log: 2048 ranks (job header) over --nodes 32" in init.target.draft.text
     assert "cores per node" not in init.target.draft.check
@@ -74,7 +74,7 @@ def test_nodes_make_cores_from_the_log(tmp_path: Path) -> None:
     (NO_MOUNTS, "unknown", "no mount"),
 ])
 def test_posix_sites_are_tuned_at_the_mpiio_layer(log: Path, fs_type: str, words: str, tmp_path: Path) -> None:
-    init = build(log, command=IN_DATA)
+    init = campaign_from_log(log, command=IN_DATA)
     assert init.target.draft is not None and init.target.kind == "posix" and init.target.space == "local-romio"
     notice = next(n for n in init.notes if "striping is out of reach" in n)
     assert fs_type in notice and words in notice and "collective buffering" in notice
@@ -85,7 +85,7 @@ def test_posix_sites_are_tuned_at_the_mpiio_layer(log: Path, fs_type: str, words
 
 
 def _with_mount(monkeypatch: pytest.MonkeyPatch, log_path: Path, fs_type: str, mount: str | None = None) -> None:
-    """``build`` reads ``log_path`` with its main file's mount recorded as ``fs_type`` (at ``mount``)."""
+    """``campaign_from_log`` reads ``log_path`` with its main file's mount recorded as ``fs_type`` (at ``mount``)."""
     import autotune.darshan._campaign as campaign
 
     real = read_log(log_path)
@@ -110,7 +110,7 @@ def _with_mount(monkeypatch: pytest.MonkeyPatch, log_path: Path, fs_type: str, m
 ])
 def test_every_posix_kind_gets_a_campaign(fs_type: str, words: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _with_mount(monkeypatch, NFS, fs_type)
-    init = build(NFS, command=IN_DATA)
+    init = campaign_from_log(NFS, command=IN_DATA)
     assert init.target.draft is not None and init.target.fs.kind == "posix"
     assert any(words in n and f"{fs_type} at /yellow/usr/projects/eap" in n for n in init.notes)
     assert f"description: {fs_type} at /yellow/usr/projects/eap  # from the log" in init.target.draft.text
@@ -120,13 +120,13 @@ def test_every_posix_kind_gets_a_campaign(fs_type: str, words: str, monkeypatch:
 def test_datawarp_without_a_profile_names_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     _with_mount(monkeypatch, NFS, "dvs", "/var/opt/cray/dws/mounts/batch/77_striped_scratch")
     with pytest.raises(ConfigError, match="does not record the DataWarp pools") as err:
-        build(NFS)
+        campaign_from_log(NFS)
     assert "\n" not in str(err.value) and "--system" in str(err.value)
 
 
 def test_system_still_overrides_and_known_sites_get_no_draft(tmp_path: Path) -> None:
-    assert build(IOR_HDF5).target.draft is None                         # Cori's scratch is in the cori profile
-    init = build(VPIC, system="cori")
+    assert campaign_from_log(IOR_HDF5).target.draft is None                         # Cori's scratch is in the cori profile
+    init = campaign_from_log(VPIC, system="cori")
     assert init.target.draft is None and init.target.system.name == "cori"
     assert _init(VPIC, tmp_path / "c.yaml", "--system", "cori") == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]   # no draft written
@@ -145,7 +145,7 @@ def test_an_existing_draft_is_not_overwritten(tmp_path: Path, capsys: pytest.Cap
 def test_a_lustre_mount_holding_a_profiles_directory_is_that_site(monkeypatch: pytest.MonkeyPatch) -> None:
     """Theta's profile describes /lus/theta-fs0/projects; a job on /lus/theta-fs0/scratch is on the same file system."""
     _with_mount(monkeypatch, VPIC, "lustre", "/lus/theta-fs0")
-    init = build(VPIC, command=IN_DATA)
+    init = campaign_from_log(VPIC, command=IN_DATA)
     assert init.target.draft is None and init.target.system.name == "theta" and init.target.fs.name == "projects"
 
 
@@ -155,7 +155,7 @@ def test_lustre_without_lustre_records_assumes_one_ost(monkeypatch: pytest.Monke
 
     real = read_log(VPIC)
     monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, lustre=None))
-    init = build(VPIC)
+    init = campaign_from_log(VPIC)
     assert init.target.draft is not None and init.target.fs.osts == 1
     assert "osts: 1  # assumed: the log has no LUSTRE records" in init.target.draft.text
     assert init.target.draft.check.startswith("OST count is unknown (assumed 1, so no striping is searched)")
@@ -170,7 +170,7 @@ def test_a_node_count_that_is_no_power_of_two(monkeypatch: pytest.MonkeyPatch, t
 
     real = read_log(NFS)
     monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, nprocs=3000))
-    init = build(NFS, command=IN_DATA)
+    init = campaign_from_log(NFS, command=IN_DATA)
     assert yaml.safe_load(init.text)["app"]["nodes"] == 47
     out = tmp_path / "c.yaml"
     assert _init(NFS, out, "--app-command", *IN_DATA) == 0 and main(["space", str(out)]) == 0
@@ -190,7 +190,7 @@ def test_a_stripe_size_the_space_cannot_hold(system: str | None, monkeypatch: py
     lustre = real.lustre.copy()
     lustre["LUSTRE_COMP_STRIPE_SIZE"] = 128 << 20
     monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: replace(real, lustre=lustre))
-    init = build(VPIC, system=system)
+    init = campaign_from_log(VPIC, system=system)
     assert init.settings["lustre.stripe_size"] == 128 << 20
     assert "lustre.stripe_size" not in yaml.safe_load(init.text)["baseline"]
     assert any("lustre.stripe_size=128MiB is outside the searched range" in n for n in init.notes)

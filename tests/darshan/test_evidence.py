@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from autotune.darshan import JobLog, build, read_log
+from autotune.darshan import JobLog, campaign_from_log, read_log
 from autotune.darshan._where import is_data, locate
 from autotune.errors import ConfigError
 
@@ -53,7 +53,7 @@ def _e3sm(mounts: list[tuple[str, str]] = THETA_MOUNTS) -> JobLog:
 def test_a_symlinked_lustre_path_is_on_lustre_with_the_jobs_striping(system: str | None,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     _log_as(monkeypatch, _e3sm())
-    init = build(VPIC, system=system)
+    init = campaign_from_log(VPIC, system=system)
     main = init.derived.matter[0]
     assert (main.fs_type, main.mount, main.real) == ("lustre", "/lus/theta-fs0", "/lus/theta-fs0" + E3SM_OUT)
     assert init.target.system.name == "theta" and init.target.fs.name == "projects" and init.target.kind == "lustre"
@@ -65,7 +65,7 @@ def test_a_symlinked_lustre_path_is_on_lustre_with_the_jobs_striping(system: str
 
 def test_the_output_argument_moves_under_the_data_directory(monkeypatch: pytest.MonkeyPatch) -> None:
     _log_as(monkeypatch, _e3sm())
-    data = yaml.safe_load(build(VPIC).text)
+    data = yaml.safe_load(campaign_from_log(VPIC).text)
     cmd = data["app"]["command"]
     assert cmd[cmd.index("-o") + 1] == "{data_dir}/can_I_out.nc"   # E3SM-IO writes can_I_out_h0.nc from it
     assert "/projects/radix-io/E3SM-IO-inputs/i_case_1344p.nc" in cmd   # the input is read, not moved
@@ -76,7 +76,7 @@ def test_the_output_argument_moves_under_the_data_directory(monkeypatch: pytest.
 def test_a_lustre_record_outside_every_known_mount_is_drafted_as_lustre(monkeypatch: pytest.MonkeyPatch) -> None:
     """No profile knows /lus/other: the LUSTRE record and the log's one Lustre mount decide, not the overlay at /."""
     _log_as(monkeypatch, _e3sm([("/", "overlay"), ("/lus/other", "lustre")]))
-    init = build(VPIC)
+    init = campaign_from_log(VPIC)
     assert init.target.draft is not None and init.target.kind == "lustre" and init.target.fs.path == "/lus/other"
     assert "kind: lustre  # from the log: a LUSTRE module record of it or its folder; no mount in the table holds" \
         in init.target.draft.text
@@ -121,7 +121,7 @@ def test_interpreter_files_are_never_the_main_files(monkeypatch: pytest.MonkeyPa
         "A": "/home/u/env/lib/python3.11/site-packages/h5py/__pycache__/_conv.cpython-311.pyc",
         "B": "/home/u/env/lib/python3.11/site-packages/numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
         "C": "/home/u/run/test_0.h5"}))
-    init = build(VPIC, command=IN_DATA)
+    init = campaign_from_log(VPIC, command=IN_DATA)
     d = init.derived
     assert [f.name for f in d.matter] == ["/home/u/run/test_0.h5"] and d.pattern["library"] == "hdf5"
     assert d.main_op == "write" and d.pattern["phases"] == ["write"] and d.bytes_by_phase["read"] == 0
@@ -132,7 +132,7 @@ def test_interpreter_files_are_never_the_main_files(monkeypatch: pytest.MonkeyPa
 def test_a_job_with_only_code_files_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     _log_as(monkeypatch, _h5py({"A": "/usr/lib/python3/a.pyc", "B": "/etc/b.conf", "C": "/opt/x/lib/test_0.h5.so"}))
     with pytest.raises(ConfigError, match="only code, library and system files") as err:
-        build(VPIC, command=IN_DATA)
+        campaign_from_log(VPIC, command=IN_DATA)
     assert "\n" not in str(err.value)
 
 
@@ -149,7 +149,7 @@ def test_what_is_the_applications_data(name: str, data: bool) -> None:
 
 def test_a_phase_without_a_histogram_at_its_layer_says_what_it_has(monkeypatch: pytest.MonkeyPatch) -> None:
     """readAB_writeC reads A and B through POSIX but writes C through MPI-IO: the read size is POSIX's."""
-    init = build(READ_AB_WRITE_C, command=IN_DATA)
+    init = campaign_from_log(READ_AB_WRITE_C, command=IN_DATA)
     size, where = init.derived.sizes["read"]
     assert 100 <= size < 1024 and where == "100_1K"   # POSIX_SIZE_READ_100_1K of A and B
     assert "histogram bin )" not in init.text and "dominant transfer 0B" not in init.text
@@ -158,7 +158,7 @@ def test_a_phase_without_a_histogram_at_its_layer_says_what_it_has(monkeypatch: 
     for col in [c for c in posix.columns if c.startswith(("POSIX_SIZE_READ_", "POSIX_ACCESS"))]:
         posix[col] = 0
     _log_as(monkeypatch, replace(real, frames={**real.frames, "POSIX": posix}))
-    text = build(READ_AB_WRITE_C, command=IN_DATA).text
+    text = campaign_from_log(READ_AB_WRITE_C, command=IN_DATA).text
     reads = next(ln for ln in text.splitlines() if ln.startswith("#   read:"))
     assert "no access-size histogram for this phase" in reads and "bin )" not in reads, reads
 
@@ -179,7 +179,7 @@ def _truth(path: Path) -> dict[str, Any]:
 def test_the_logs_bandwidth_is_shown_beside_the_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from autotune.cli import main
 
-    init = build(VPIC, system="cori")
+    init = campaign_from_log(VPIC, system="cori")
     measured = _truth(VPIC)["mib_s"]
     assert f"log measured {measured:.0f} MiB/s (write, main files); the model predicts " in init.compared
     assert "for the default" in init.compared and f"measured vs model: {init.compared}" in init.text

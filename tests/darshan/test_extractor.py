@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from autotune.launch import RunResult
-from autotune.measure import get_extractor
-from autotune.measure._darshan import log_metrics
+from autotune.measure import get_extractor, log_metrics
 
 from .conftest import PACKAGE, darshan
 
@@ -44,7 +43,7 @@ def darshan_own(log: Path, module: str) -> tuple[float, float]:
 @pytest.mark.parametrize(("log", "module"), [(VPIC, "MPI-IO"), (GOODOST, "POSIX"), (IOR_HDF5, "MPI-IO")])
 def test_bandwidth_is_darshans_own(tmp_path: Path, log: Path, module: str) -> None:
     res = run_left(tmp_path, log)
-    ext = get_extractor({"extractor": "darshan"})
+    ext = get_extractor("darshan")
     m = ext.extract(res, "bandwidth_mib_s")
     perf, secs = darshan_own(log, module)
     assert m.error is None
@@ -60,7 +59,7 @@ def test_write_bandwidth_is_bytes_over_the_write_span(tmp_path: Path) -> None:
     span = float(frames["fcounters"]["MPIIO_F_WRITE_END_TIMESTAMP"].max()
                  - frames["fcounters"]["MPIIO_F_WRITE_START_TIMESTAMP"].min())
     written = float(frames["counters"]["MPIIO_BYTES_WRITTEN"].sum())
-    m = get_extractor({"extractor": "darshan"}).extract(run_left(tmp_path, VPIC), "write_bandwidth_mib_s")
+    m = get_extractor("darshan").extract(run_left(tmp_path, VPIC), "write_bandwidth_mib_s")
     assert m.value == pytest.approx(written / 2**20 / span)
     assert m.metrics["write_seconds"] == pytest.approx(span)
     assert m.metrics["bytes_written"] == written
@@ -69,7 +68,7 @@ def test_write_bandwidth_is_bytes_over_the_write_span(tmp_path: Path) -> None:
 def test_no_log_is_a_failed_measurement(tmp_path: Path) -> None:
     res = RunResult(0, wall_seconds=1.0)
     res.info["run_dir"] = str(tmp_path)
-    m = get_extractor({"extractor": "darshan"}).extract(res, "bandwidth_mib_s")
+    m = get_extractor("darshan").extract(res, "bandwidth_mib_s")
     assert m.value is None and "DARSHAN_LOGFILE" in (m.error or "")
 
 
@@ -77,17 +76,17 @@ def test_a_log_older_than_the_run_is_not_this_runs(tmp_path: Path) -> None:
     res = run_left(tmp_path, IOR_HDF5)
     old = time.time() - 3600
     os.utime(tmp_path / "app.darshan", (old, old))
-    assert get_extractor({"extractor": "darshan"}).extract(res, "bandwidth_mib_s").value is None
+    assert get_extractor("darshan").extract(res, "bandwidth_mib_s").value is None
 
 
 def test_truncated_or_foreign_log_is_a_failed_measurement(tmp_path: Path) -> None:
     res = RunResult(0, wall_seconds=1.0)
     res.info["run_dir"] = str(tmp_path)
     (tmp_path / "app.darshan").write_bytes(IOR_HDF5.read_bytes()[:2000])
-    m = get_extractor({"extractor": "darshan"}).extract(res, "bandwidth_mib_s")
+    m = get_extractor("darshan").extract(res, "bandwidth_mib_s")
     assert m.value is None and "truncated" in (m.error or "")
     (tmp_path / "app.darshan").write_text("not a log")
-    m = get_extractor({"extractor": "darshan"}).extract(res, "bandwidth_mib_s")
+    m = get_extractor("darshan").extract(res, "bandwidth_mib_s")
     assert m.value is None and "not a Darshan log" in (m.error or "")
 
 
@@ -96,7 +95,7 @@ def test_partial_logs_are_skipped_and_a_glob_is_honoured(tmp_path: Path) -> None
     res = run_left(tmp_path / "logs", GOODOST, "me_ior_id1.darshan")
     shutil.copy(IOR_HDF5, tmp_path / "logs" / "me_ior_id2.darshan_partial")
     res.info["run_dir"] = str(tmp_path)
-    m = get_extractor({"extractor": "darshan", "logs": "{run_dir}/logs/*"}).extract(res, "write_bandwidth_mib_s")
+    m = get_extractor("darshan", {"logs": "{run_dir}/logs/*"}).extract(res, "write_bandwidth_mib_s")
     assert m.record == {"darshan_log": str(tmp_path / "logs" / "me_ior_id1.darshan")}
 
 
@@ -106,7 +105,7 @@ def test_log_without_data_is_an_error() -> None:
 
 
 def test_missing_metric_names_the_ones_there(tmp_path: Path) -> None:
-    m = get_extractor({"extractor": "darshan"}).extract(run_left(tmp_path, GOODOST), "read_bandwidth_mib_s")
+    m = get_extractor("darshan").extract(run_left(tmp_path, GOODOST), "read_bandwidth_mib_s")
     assert m.value is None and "write_bandwidth_mib_s" in (m.error or "")
 
 

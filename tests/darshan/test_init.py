@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from autotune.cli import main
-from autotune.darshan import build
+from autotune.darshan import campaign_from_log
 from autotune.errors import ConfigError
 
 from .conftest import IN_DATA, PACKAGE, darshan_figures, dry_run_here, log_id, shipped_logs
@@ -78,7 +78,7 @@ def test_every_shipped_log(log: Path, tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_pattern_of_ior_hdf5_and_its_lustre_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    init = build(IOR_HDF5)
+    init = campaign_from_log(IOR_HDF5)
     assert init.target.system.name == "cori" and init.target.fs.kind == "lustre"  # /global/cscratch1 is Cori's
     pat = init.derived.pattern
     assert pat["library"] == "hdf5" and pat["file_mode"] == "shared" and pat["io_mode"] == "independent"
@@ -92,7 +92,7 @@ def test_pattern_of_ior_hdf5_and_its_lustre_settings(tmp_path: Path, capsys: pyt
 
 
 def test_vpic_log_collective_with_24_stripes() -> None:
-    init = build(VPIC, system="cori")
+    init = campaign_from_log(VPIC, system="cori")
     pat = init.derived.pattern
     assert pat["io_mode"] == "collective" and pat["file_mode"] == "shared" and pat["phases"] == ["write"]
     assert init.settings["lustre.stripe_count"] == 24
@@ -102,7 +102,7 @@ def test_vpic_log_collective_with_24_stripes() -> None:
 
 def test_the_written_campaign_names_the_aggregate_auto_resolves_to() -> None:
     """Lustre's interference is one-sided, so `auto` is the best of N there; the file says so."""
-    init = build(VPIC, system="cori")
+    init = campaign_from_log(VPIC, system="cori")
     assert "aggregate: auto" in init.text
     assert "# objective.aggregate auto is the best of N on this target (scratch)" in init.text
 
@@ -110,8 +110,7 @@ def test_the_written_campaign_names_the_aggregate_auto_resolves_to() -> None:
 def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
     import yaml
 
-    from autotune.campaign import parse_campaign
-    from autotune.campaign.trial._baseline import baseline_config
+    from autotune.campaign import baseline_config, parse_campaign
 
     c = parse_campaign(yaml.safe_load(init.text), Path.cwd())
     space = c.space.bind(c.system, c.fs, c.app.pattern)
@@ -121,7 +120,7 @@ def _space_and_job(init: Any) -> tuple[Any, dict[str, Any]]:
 def test_too_few_aggregators_is_priced_by_the_model() -> None:
     from autotune.darshan import diagnose
 
-    init = build(VPIC, system="cori")
+    init = campaign_from_log(VPIC, system="cori")
     space, job = _space_and_job(init)
     one = {**job, "mpiio.cb_nodes": 1}   # one aggregator for 2048 ranks and 24 stripes
     found = diagnose(init.derived, 2048, space, one, "write_bandwidth_mib_s")
@@ -131,7 +130,7 @@ def test_too_few_aggregators_is_priced_by_the_model() -> None:
 
 
 def test_fpp_log() -> None:
-    init = build(GOODOST, system="cori")
+    init = campaign_from_log(GOODOST, system="cori")
     assert init.derived.pattern["file_mode"] == "fpp" and init.derived.pattern["library"] == "posix"
     assert init.derived.sizes["write"][0] == 8 << 20   # ior -t 8m
     assert "slow-ost" not in {f.code for f in init.findings}
@@ -139,7 +138,7 @@ def test_fpp_log() -> None:
 
 @pytest.mark.slow
 def test_bad_ost_layout_is_found() -> None:
-    init = build(PACKAGE / "tests" / "input" / "sample-badost.darshan", system="cori")
+    init = campaign_from_log(PACKAGE / "tests" / "input" / "sample-badost.darshan", system="cori")
     slow = next(f for f in init.findings if f.code == "slow-ost")
     assert "OST 14" in slow.evidence and slow.gain is None
 
@@ -208,21 +207,21 @@ def test_output_is_not_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_app_command_picks_the_preset(tmp_path: Path) -> None:
-    init = build(IOR_HDF5, command=["h5bench_write", "cfg", "out.h5"])
+    init = campaign_from_log(IOR_HDF5, command=["h5bench_write", "cfg", "out.h5"])
     assert "extractor: h5bench" in init.text
-    plain = build(IOR_HDF5, command=["./mysim", "--steps", "3"])
+    plain = campaign_from_log(IOR_HDF5, command=["./mysim", "--steps", "3"])
     assert "extractor: darshan" in plain.text and "DARSHAN_LOGFILE" in plain.text
 
 
 def test_copied_log_reads_the_same(tmp_path: Path) -> None:
     copy = tmp_path / "x.darshan"
     shutil.copy(IOR_HDF5, copy)
-    assert build(copy).derived.pattern == build(IOR_HDF5).derived.pattern
+    assert campaign_from_log(copy).derived.pattern == campaign_from_log(IOR_HDF5).derived.pattern
 
 
 def test_config_error_is_the_type() -> None:
     with pytest.raises(ConfigError):
-        build(PACKAGE / "tests" / "input" / "noposix.darshan")
+        campaign_from_log(PACKAGE / "tests" / "input" / "noposix.darshan")
 
 
 def test_app_command_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,7 +241,7 @@ def test_no_headroom_when_the_job_runs_the_models_best() -> None:
     from autotune.optimize import model_ranked
 
     macsio = next(p for p in shipped_logs() if p.name.startswith("shane_macsio"))
-    init = build(macsio, system="local", command=IN_DATA)
+    init = campaign_from_log(macsio, system="local", command=IN_DATA)
     space, _ = _space_and_job(init)
     best = model_ranked(space, "write_bandwidth_mib_s", True, top=1)[0]
     head = next(f for f in diagnose(init.derived, 16, space, best, "write_bandwidth_mib_s") if f.code == "headroom")
@@ -272,6 +271,6 @@ def test_truncated_command_line_in_the_log() -> None:
 def test_the_hints_count_is_noted_not_invented() -> None:
     """Darshan counts the MPI-IO hint calls (MPIIO_HINTS) but records no values; the log's 'h=' metadata is the
     hints Darshan wrote its own log with, so it never becomes a setting of the job."""
-    init = build(IOR_HDF5)
+    init = campaign_from_log(IOR_HDF5)
     assert "#   MPI-IO hints: set 17 time(s) (MPIIO_HINTS); Darshan does not record their values" in init.text
     assert init.log.metadata.get("h") and "cb_nodes" not in init.settings and "mpiio.cb_nodes" not in init.settings

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from autotune.darshan import build
+from autotune.darshan import campaign_from_log
 from autotune.darshan._campaign import _outputs
 from autotune.darshan._output import move_outputs, read_first
 from autotune.darshan._pattern import Derived, FileFigures
@@ -22,7 +22,7 @@ FOLDER = "/global/cscratch1/sd/ssnyder"
 
 @pytest.fixture(scope="module")
 def derived() -> Derived:
-    return build(IOR_HDF5).derived
+    return campaign_from_log(IOR_HDF5).derived
 
 
 def _with_input(d: Derived, name: str) -> Derived:

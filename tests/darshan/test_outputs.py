@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from autotune.cli import main
-from autotune.darshan import build
+from autotune.darshan import campaign_from_log
 from autotune.errors import ConfigError
 
 from .conftest import PACKAGE, dry_run_here
@@ -24,7 +24,7 @@ IOR_HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
 
 
 def _command(log: Path, **kw: object) -> list[str]:
-    return list(yaml.safe_load(build(log, **kw).text)["app"]["command"])   # type: ignore[arg-type]
+    return list(yaml.safe_load(campaign_from_log(log, **kw).text)["app"]["command"])   # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("log", "before", "after"), [
@@ -34,7 +34,7 @@ def _command(log: Path, **kw: object) -> list[str]:
     (IOR_HDF5, "/global/cscratch1/sd/ssnyder/test123.h5", "{data_dir}/test123.h5"),
 ])
 def test_the_output_argument_the_log_shows_written_moves(log: Path, before: str, after: str) -> None:
-    init = build(log)
+    init = campaign_from_log(log)
     cmd = list(yaml.safe_load(init.text)["app"]["command"])
     assert before not in cmd and after in cmd
     assert any(f"{before} -> {after}" in n for n in init.notes)
@@ -45,7 +45,7 @@ def test_the_output_argument_the_log_shows_written_moves(log: Path, before: str,
 def test_a_relative_folder_argument_becomes_the_data_directory() -> None:
     from autotune.darshan._output import move_outputs
 
-    d = build(WRITE_A).derived   # the job wrote .../darshan-graph/A
+    d = campaign_from_log(WRITE_A).derived   # the job wrote .../darshan-graph/A
     assert move_outputs(["./app", "darshan-graph"], d, None).command == ["./app", "{data_dir}"]
     assert move_outputs(["./app", "--out=darshan-graph/A", "7"], d, None).command == ["./app", "--out={data_dir}/A", "7"]
     assert move_outputs(["./app", "other"], d, None).unnamed == [d.matter[0].name]
@@ -64,25 +64,25 @@ def test_no_argument_names_the_output_so_init_stops(tmp_path: Path, capsys: pyte
     assert not list(tmp_path.iterdir())   # no campaign, no draft
     assert main(["init", "--from-darshan", str(MACSIO), "-o", str(tmp_path / "m.yaml"), "--target", "model"]) == 0
     with pytest.raises(ConfigError, match="names it"):
-        build(MACSIO)
+        campaign_from_log(MACSIO)
 
 
 def test_the_data_directory_is_beside_the_jobs_files_or_in_the_work_directory() -> None:
-    init = build(VPIC)   # a draft of Edison's /scratch2: the job's folder holds the trials' data
+    init = campaign_from_log(VPIC)   # a draft of Edison's /scratch2: the job's folder holds the trials' data
     assert yaml.safe_load(init.text)["target"]["path"] == \
         "/scratch2/scratchdirs/glock/tokioabc-s.4478544/vpicio/autotune-data"
-    init = build(VPIC, system="cori")   # Cori's scratch does not hold Edison's files: the work directory does
+    init = campaign_from_log(VPIC, system="cori")   # Cori's scratch does not hold Edison's files: the work directory does
     where = yaml.safe_load(init.text)["target"]["path"]
     assert where == str(Path.cwd() / "autotune-runs" / "vpicio_uni-4478544" / "data")
     assert any("set target.path to a folder of yours on /global/cscratch1" in n for n in init.notes)
     for log in (MACSIO, WRITE_A):
-        target = yaml.safe_load(build(log, command=["./app", "{data_dir}/x"]).text)["target"]
+        target = yaml.safe_load(campaign_from_log(log, command=["./app", "{data_dir}/x"]).text)["target"]
         assert target["path"].endswith("/autotune-data") and target["path"].count("/") > 1
 
 
 def test_what_init_lists_to_search_is_searched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """hdf5.alignment is set in an application's code: a command cannot receive it, so init says so instead."""
-    init = build(IOR_HDF5)
+    init = campaign_from_log(IOR_HDF5)
     assert not any("hdf5.alignment" in f.params or "hdf5.alignment" in f.suggestion for f in init.findings)
     assert any(n.startswith("hdf5.alignment: not searched: a command cannot receive it") for n in init.notes)
     out = tmp_path / "c.yaml"
@@ -91,7 +91,7 @@ def test_what_init_lists_to_search_is_searched(tmp_path: Path, capsys: pytest.Ca
     searched = [ln for ln in said.splitlines() if ln.strip().startswith("search:")]
     assert searched and not any("hdf5.alignment" in ln for ln in searched)
     dry_run_here(out, tmp_path / "w", capsys)
-    model = build(IOR_HDF5, model=True)   # the model takes every parameter
+    model = campaign_from_log(IOR_HDF5, model=True)   # the model takes every parameter
     assert not any("hdf5.alignment: not searched" in n for n in model.notes)
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autotune.cli import main
-from autotune.darshan import build, read_log
+from autotune.darshan import campaign_from_log, read_log
 from autotune.errors import ConfigError
 
 from .conftest import PACKAGE, shipped_logs
@@ -29,7 +29,7 @@ def _outcome(data: bytes, where: Path) -> str:
     log = where / "damaged.darshan"
     log.write_bytes(data)
     try:
-        build(log)
+        campaign_from_log(log)
     except ConfigError as exc:
         text = str(exc)
         assert text and "\n" not in text and "Traceback" not in text
@@ -80,7 +80,7 @@ def test_a_crash_of_the_reader_is_one_line(monkeypatch: pytest.MonkeyPatch) -> N
 
     monkeypatch.setattr(log_module, "_read", abort)
     with pytest.raises(ConfigError, match=r"failed reading it \(killed by SIGABRT\): the log is damaged") as err:
-        build(PQ_READ)
+        campaign_from_log(PQ_READ)
     assert "\n" not in str(err.value)
 
 
@@ -146,6 +146,6 @@ def test_odd_counter_values_and_headers(which: int, picks: list[tuple[int, int, 
                   mounts=[(m, mounts) for m, _ in real.mounts] if mounts else real.mounts)
     monkeypatch.setattr(campaign, "read_log", lambda _p, require_data=True: odd)
     try:
-        build(path)
+        campaign_from_log(path)
     except ConfigError as exc:
         assert "\n" not in str(exc)

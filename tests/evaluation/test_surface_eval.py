@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autotune.model import predict
-from experiments.evaluation import surface_eval as se
+from experiments.evaluation import surface_eval
 from experiments.evaluation.evalkit.scenarios import load_scenarios
 from experiments.evaluation.evalkit.structural import VARIANTS, metrics_of, variant_prediction
 from experiments.evaluation.evalkit.surface_report import markdown
@@ -44,11 +44,11 @@ def test_an_older_sweep_in_a_subfolder_replays_with_the_same_campaigns(surface: 
 
 
 def test_a_pooled_method_runs_the_same_campaign_and_recommends_by_physical_configuration(surface: RealSurface) -> None:
-    se._TRUTHS["ior-strided-disk"] = surface
+    surface_eval._TRUTHS["ior-strided-disk"] = surface
     try:
-        plain, pooled = (se.run_task(("ior-strided-disk", m, 1, 10)) for m in ("random", "random-pool"))
+        plain, pooled = (surface_eval.run_task(("ior-strided-disk", m, 1, 10)) for m in ("random", "random-pool"))
     finally:
-        se._TRUTHS.pop("ior-strided-disk")
+        surface_eval._TRUTHS.pop("ior-strided-disk")
     assert plain["repetitions"] == pooled["repetitions"] and plain["gain"] == pooled["gain"]  # the same runs
     twins = [c for c in surface.space.grid() if c["mpiio.romio_cb_write"] == "disable"
              and c["mpiio.romio_ds_write"] == "automatic"]
@@ -56,12 +56,12 @@ def test_a_pooled_method_runs_the_same_campaign_and_recommends_by_physical_confi
 
 
 def test_campaigns_on_it_give_records_the_report_recomputes(surface: RealSurface) -> None:
-    se._TRUTHS["ior-strided-disk"] = surface
+    surface_eval._TRUTHS["ior-strided-disk"] = surface
     try:
-        records = [se.run_task(("ior-strided-disk", m, s, 10)) for m in ("random", "autotune", "model-first")
+        records = [surface_eval.run_task(("ior-strided-disk", m, s, 10)) for m in ("random", "autotune", "model-first")
                    for s in range(2)]
     finally:
-        se._TRUTHS.pop("ior-strided-disk")
+        surface_eval._TRUTHS.pop("ior-strided-disk")
     rnd = records[0]
     assert set(rnd["regret"]) == {"5", "10"} and len(rnd["regret_curve"]) == 10
     assert rnd["gain"]["claimed"] > 5 and rnd["confirmed_regret"]["10"] <= rnd["regret_curve"][0]
@@ -103,7 +103,7 @@ def test_the_model_in_the_loop_gives_way_when_the_runs_contradict_it() -> None:
     assert trials[-1].user_attrs["model_rho"] < 0.5 and "model" not in by[8:]
     rec = {"truth": "t", "kind": "structural", "seed": 0, "bench_seconds": 1.0, "regret": {"5": 0.5, "10": 0.5}}
     md = markdown({"meta": {"command": "x", "seeds": 1, "trials": 10, "seconds": 1.0}, "truths": [],
-                   "records": [{**rec, "method": "refit", "trials_to_95": None, "loop": se.loop_record(study)},
+                   "records": [{**rec, "method": "refit", "trials_to_95": None, "loop": surface_eval.loop_record(study)},
                                {**rec, "method": "autotune", "trials_to_95": 7, "bench_seconds_to_95": 1.0}]})
     assert "its share was 0 (the search alone) at the end of 1 of 1 campaigns" in md
     assert "| structural | 11.0 / 11.0 | 7.0 / 7.0 | - | - | NOT met |" in md  # a miss is reported as a miss
@@ -117,5 +117,5 @@ def test_the_harness_launcher_passes_the_launcher_contract(tmp_path: Path) -> No
     from tests.contracts.examples import EXAMPLES
 
     _, good, bad = EXAMPLES[("launcher", "model")][0](tmp_path)
-    make = lambda: get_launcher("variant")({"variant": "aggregator-contention"})  # noqa: E731
+    make = lambda: get_launcher("variant", {"variant": "aggregator-contention"})  # noqa: E731
     check_entry(LAUNCHERS, "variant", (make, good, bad), tmp_path)

@@ -17,14 +17,14 @@ def test_every_registered_executor_has_a_contract_here() -> None:
 class TestSerialContract(ExecutorContract):
     @pytest.fixture
     def executor(self) -> Iterator[BaseExecutor]:
-        with get_executor("serial")() as ex:
+        with get_executor("serial") as ex:
             yield ex
 
 
 @pytest.fixture(scope="module")
 def ray_executor() -> Iterator[BaseExecutor]:
     """One local Ray instance for the whole class (ray.init takes seconds)."""
-    with get_executor("ray")({"num_cpus": 2, "parallel": 2}) as ex:
+    with get_executor("ray", {"num_cpus": 2, "parallel": 2}) as ex:
         yield ex
 
 

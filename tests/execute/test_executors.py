@@ -38,7 +38,7 @@ def model_campaign(tmp: Path, **over: Any) -> Any:
 
 def test_registry_and_unknown_names_fail_loudly() -> None:
     assert {"serial", "ray"} <= set(executor_names())
-    assert get_executor("serial") is SerialExecutor
+    assert type(get_executor("serial")) is SerialExecutor
     with pytest.raises(RegistryError, match="unknown executor 'dask'"):
         get_executor("dask")
     with pytest.raises(ConfigError, match=r"executor: unknown key 'nodes' \(allowed: address, "):

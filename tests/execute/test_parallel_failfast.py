@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from autotune.campaign import Runtime, parse_campaign
-from autotune.campaign.trial._trial import TrialOutcome, run_trial
+from autotune.campaign import Runtime, TrialOutcome, parse_campaign, run_trial
 from autotune.execute._parallel import ParallelLoop
 
 

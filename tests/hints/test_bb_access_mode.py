@@ -34,7 +34,7 @@ def test_private_capacity_is_one_grain_per_compute_node() -> None:
 def test_private_job_script_writes_under_dw_job_private(tmp_path: Path) -> None:
     reqs = make_requests(tmp_path, system="cori", fs="bb", config={"bb.access_mode": "private"}, nodes=2, reps=2,
                          command=("./app",))
-    text = get_launcher("slurm")({"dw_job_striped": "/tmp/stand-in"}).render(reqs)
+    text = get_launcher("slurm", {"dw_job_striped": "/tmp/stand-in"}).render(reqs)
     assert "#DW jobdw type=scratch access_mode=private capacity=82GiB pool=wlm_pool" in text.splitlines()
     assert text.count('DATA_DIR="${DW_JOB_PRIVATE:?no DataWarp allocation}"/rep') == 2
     assert 'export DW_JOB_PRIVATE="${DW_JOB_PRIVATE:-/tmp/stand-in}"' in text and "DW_JOB_STRIPED" not in text

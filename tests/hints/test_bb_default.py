@@ -5,17 +5,15 @@ from __future__ import annotations
 import pytest
 
 from autotune.hints import resolve
-from autotune.model import _scenarios as S
-from autotune.model import settings_in_effect
-from autotune.model._constants import constants_for
+from autotune.model import _scenarios as scenarios
+from autotune.model import constants_for, settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.space import load_space
-from autotune.space._bound import aggregators
+from autotune.space import aggregators, load_space
 
 
 @pytest.mark.parametrize("phases", [("write",), ("read", "write", "write"), ("read",)])
 def test_rules_hints_and_model_use_one_bb_default(phases: tuple[str, ...]) -> None:
-    cori = S.system("cori")
+    cori = scenarios.system("cori")
     bb = cori.filesystem("bb")
     pattern = IOPattern(ranks=512, nodes=16, bytes_per_rank=2 << 30, phases=phases)
     grains = pattern.bb_nodes(bb.pool(None).granularity)

@@ -55,7 +55,7 @@ def test_romio_aggregators_beyond_one_per_node_get_a_cb_config_list() -> None:
 def test_every_format_choice_comes_from_the_dialect_registry() -> None:
     import argparse
 
-    from autotune.cli._main import build_parser
+    from autotune.cli import build_parser
     from autotune.hints import DIALECTS
 
     parser = build_parser()

@@ -42,20 +42,20 @@ def test_job_lines_of_each_tier() -> None:
 def test_rabbit_job_script_writes_under_dw_job_name(tmp_path: Path) -> None:
     reqs = make_requests(tmp_path, system="rabbit-nnf", fs="rabbit", config={"rabbit.type": "xfs"}, nodes=2,
                          reps=2, command=("./app",))
-    text = get_launcher("slurm")({"dw_job_striped": "/tmp/stand-in", "stage_in": "/p/lustre/in"}).render(reqs)
+    text = get_launcher("slurm", {"dw_job_striped": "/tmp/stand-in", "stage_in": "/p/lustre/in"}).render(reqs)
     lines = text.splitlines()
     assert "#DW jobdw type=xfs capacity=1GiB name=autotune" in lines
     assert "#DW copy_in source=/p/lustre/in destination=$DW_JOB_autotune/" in lines
     assert text.count('DATA_DIR="${DW_JOB_autotune:?no Rabbit allocation}"/rep') == 2
     assert 'export DW_JOB_autotune="${DW_JOB_autotune:-/tmp/stand-in}"' in text
     with pytest.raises(ConfigError, match="needs a job per trial"):
-        get_launcher("slurm-step")({}).render(reqs)
+        get_launcher("slurm-step", {}).render(reqs)
 
 
 def test_nvme_and_pcc_job_scripts(tmp_path: Path) -> None:
     ssd = make_requests(tmp_path / "a", system="theta", fs="ssd", nodes=2, command=("./app",))  # 1 MiB: 1 GiB
-    assert "#SBATCH --tmp=1024M" in get_launcher("slurm")({}).render(ssd).splitlines()
-    pcc = get_launcher("slurm")({}).render(make_requests(tmp_path / "b", system="rabbit-nnf", fs="pcc",
+    assert "#SBATCH --tmp=1024M" in get_launcher("slurm", {}).render(ssd).splitlines()
+    pcc = get_launcher("slurm", {}).render(make_requests(tmp_path / "b", system="rabbit-nnf", fs="pcc",
                                                           command=("./app",)))
     assert ('if command -v lfs >/dev/null; then lfs project -p 1000 -s "$DATA_DIR"; else echo '
             "'autotune: lfs not found: PCC project not set' >&2; fi") in pcc
@@ -77,10 +77,10 @@ def test_rules_of_the_tiers() -> None:
 def test_node_local_staging_is_copied_per_node_by_the_script(tmp_path: Path) -> None:
     """No workload manager stages node-local flash: the job copies, once per node, timed apart from the run."""
     reqs = make_requests(tmp_path, system="theta", fs="ssd", nodes=2, command=("./app",))
-    text = get_launcher("slurm")({"stage_in": "/lus/in", "stage_out": "/lus/out"}).render(reqs)
+    text = get_launcher("slurm", {"stage_in": "/lus/in", "stage_out": "/lus/out"}).render(reqs)
     assert 'srun -N 2 --ntasks-per-node=1 cp -r -- /lus/in/. "$DATA_DIR"/' in text
     assert 'mkdir -p -- /lus/out/rep0 && srun -N 2 --ntasks-per-node=1 cp -r -- "$DATA_DIR"/. /lus/out/rep0/' in text
     assert text.index("/lus/in/.") < text.index("t0=$(date") < text.index("/lus/out/rep0/")
     dw = make_requests(tmp_path / "dw", system="cori", fs="bb", command=("./app",))
-    real = get_launcher("slurm")({"stage_in": "/lus/in"}).render(dw)  # DataWarp stages it: no copy in the script
+    real = get_launcher("slurm", {"stage_in": "/lus/in"}).render(dw)  # DataWarp stages it: no copy in the script
     assert "cp -r" not in real and "#DW stage_in type=directory source=/lus/in destination=$DW_JOB_STRIPED" in real

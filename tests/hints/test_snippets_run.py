@@ -223,7 +223,7 @@ def test_a_trial_job_script_expands_a_variable_file_pattern(tmp_path: Path) -> N
     reqs = make_requests(tmp_path, system="shaheen2", fs="bb", config={"bb.nodes": 2, "mpiio.cb_nodes": 2},
                          command=("./app",))
     reqs = [replace(r, app=replace(r.app, hint_files=("$DW_JOB_STRIPED/wrfout*", "rst*"))) for r in reqs]
-    text = get_launcher("slurm")({}).render(reqs)
+    text = get_launcher("slurm", {}).render(reqs)
     line = next(ln.strip() for ln in text.splitlines() if "export MPICH_MPIIO_HINTS=" in ln)
     value = subprocess.run(["bash", "-euc", f'{line}\nprintf %s "$MPICH_MPIIO_HINTS"'], capture_output=True, text=True,
                            env={"PATH": "/usr/bin:/bin", "DW_JOB_STRIPED": "/dw/j1", "DATA_DIR": "/dw/j1/rep0"},

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, get_launcher
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.pattern import IOPattern
 from autotune.testing import LauncherContract, RunContract, ensure_local_slurm
 from tests.contracts.examples import model_request
@@ -23,7 +23,7 @@ def test_every_registered_launcher_has_a_contract_here() -> None:
 class TestLocalContract(LauncherContract):
     @pytest.fixture
     def launcher(self) -> BaseLauncher:
-        return get_launcher("local")({})
+        return get_launcher("local", {})
 
 
 
@@ -32,10 +32,10 @@ class TestModelContract(RunContract):
 
     @pytest.fixture
     def launcher(self) -> BaseLauncher:
-        return get_launcher("model")()
+        return get_launcher("model")
 
     def ok_request(self, tmp: Path, repetition: int = 0) -> RunRequest:
-        return model_request(tmp, {"lustre.stripe_count": 8}, S.THETA_IOR, "theta", "projects", repetition)
+        return model_request(tmp, {"lustre.stripe_count": 8}, scenarios.THETA_IOR, "theta", "projects", repetition)
 
     def failing_request(self, tmp: Path) -> RunRequest:
         big = IOPattern(ranks=64, nodes=16, bytes_per_rank=4 << 30)
@@ -52,7 +52,7 @@ def slurm() -> str:
 class TestSlurmContract(LauncherContract):
     @pytest.fixture
     def launcher(self, slurm: str) -> Iterator[BaseLauncher]:
-        launcher = get_launcher("slurm")({"poll_interval": 0.2})
+        launcher = get_launcher("slurm", {"poll_interval": 0.2})
         yield launcher
         launcher.close()
 
@@ -62,6 +62,6 @@ class TestSlurmContract(LauncherContract):
 class TestSlurmStepContract(LauncherContract):
     @pytest.fixture
     def launcher(self, slurm: str) -> Iterator[BaseLauncher]:
-        launcher = get_launcher("slurm-step")({"poll_interval": 0.2, "queue_wait": "5m"})
+        launcher = get_launcher("slurm-step", {"poll_interval": 0.2, "queue_wait": "5m"})
         yield launcher
         launcher.close()  # each test's allocation is released: a held one would block the node for the next

@@ -12,7 +12,7 @@ from autotune.testing import command_request
 
 
 def test_registry_fails_loudly_on_unknown_names() -> None:
-    assert get_launcher("local") is LocalLauncher
+    assert type(get_launcher("local")) is LocalLauncher
     with pytest.raises(RegistryError, match="unknown launcher 'nope'.*known: .*local"):
         get_launcher("nope")
 

@@ -12,7 +12,7 @@ import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign, ran_trials
 from autotune.errors import ConfigError
-from autotune.launch import RunRequest, get_launcher
+from autotune.launch import LAUNCHERS, RunRequest
 from autotune.launch._replay import Recording, ReplayLauncher
 from autotune.testing import RunContract, command_request
 
@@ -65,7 +65,7 @@ class TestReplayContract(RunContract):
 
 
 def test_registered() -> None:
-    assert get_launcher("replay") is ReplayLauncher
+    assert LAUNCHERS.get("replay") is ReplayLauncher
 
 
 def test_draws_only_recorded_values_and_the_same_request_draws_the_same(sweep: Path, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def slurm() -> Iterator[str]:
 
 
 def _launcher(name: str = "slurm", **options: object) -> BaseLauncher:
-    return get_launcher(name)({"poll_interval": 0.2, **options})
+    return get_launcher(name, {"poll_interval": 0.2, **options})
 
 
 def _scontrol(job_id: str) -> dict[str, str]:
@@ -126,7 +126,7 @@ def test_recover_after_a_crash_does_not_submit_twice(tmp_path: Path) -> None:
     driver = ("from pathlib import Path\nfrom autotune.testing import make_requests\nfrom autotune.launch import get_launcher\n"
               f"reqs = make_requests(Path({str(tmp_path)!r}), command=('bash', '-c', 'sleep 3; echo done-$AUTOTUNE_REPETITION'),"
               f" mpiexec=False, reps=2, campaign={campaign!r})\n"
-              "get_launcher('slurm')({'poll_interval': 0.2}).run_many(reqs)\n")
+              "get_launcher('slurm', {'poll_interval': 0.2}).run_many(reqs)\n")
     proc = subprocess.Popen([sys.executable, "-c", driver], cwd=REPO)
     for _ in range(200):
         if all((r.run_dir / "job.json").exists() for r in reqs):

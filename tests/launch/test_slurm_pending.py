@@ -27,7 +27,7 @@ def slurm() -> Iterator[str]:
 
 
 def _launcher(name: str = "slurm", **options: object) -> BaseLauncher:
-    return get_launcher(name)({"poll_interval": 0.2, **options})
+    return get_launcher(name, {"poll_interval": 0.2, **options})
 
 
 def _queued(campaign: str) -> list[str]:

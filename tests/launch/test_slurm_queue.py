@@ -121,5 +121,5 @@ def test_status_line_shows_reason_and_time_pending(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", ["soon", -5, 0, True, "2 fortnights"])
 def test_queue_wait_is_validated(bad: object) -> None:
     with pytest.raises(ConfigError, match=r"^launcher\.queue_wait: "):
-        get_launcher("slurm")({"queue_wait": bad})
-    assert get_launcher("slurm")({"queue_wait": "2h"}).queue_wait == 7200  # type: ignore[attr-defined]
+        get_launcher("slurm", {"queue_wait": bad})
+    assert get_launcher("slurm", {"queue_wait": "2h"}).queue_wait == 7200  # type: ignore[attr-defined]

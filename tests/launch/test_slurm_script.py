@@ -18,7 +18,7 @@ HOSTILE = ["a'; rm -rf / #", "$(touch /tmp/pwned)", "x\ny; touch /tmp/pwned", "`
 
 
 def _launcher(**options: object):
-    return get_launcher("slurm")(options)
+    return get_launcher("slurm", options)
 
 
 @pytest.mark.parametrize(("pool", "nodes", "capacity"), [
@@ -108,12 +108,12 @@ def test_run_dir_with_spaces_stays_off_sbatch_lines(tmp_path: Path) -> None:
 
 def test_unknown_option_and_mode(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
-        get_launcher("slurm")({"bogus": 1})
+        get_launcher("slurm", {"bogus": 1})
     with pytest.raises(ConfigError, match="mode"):
-        get_launcher("slurm")({"mode": "array"})
+        get_launcher("slurm", {"mode": "array"})
     reqs = make_requests(tmp_path, system="cori", fs="bb", config={"bb.nodes": 1}, command=("app",))
     with pytest.raises(ConfigError, match="burst-buffer"):
-        get_launcher("slurm-step")().describe(reqs[0])
+        get_launcher("slurm-step").describe(reqs[0])
 
 
 def test_time_limit(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def slurm() -> Iterator[str]:
 
 
 def _launcher(**options: object) -> BaseLauncher:
-    return get_launcher("slurm")({"poll_interval": 0.2, **options})
+    return get_launcher("slurm", {"poll_interval": 0.2, **options})
 
 
 def _requests(tmp_path: Path) -> tuple[list[RunRequest], str]:

@@ -25,7 +25,7 @@ def test_every_registered_extractor_has_a_contract_here() -> None:
 class TestJsonContract(ExtractorContract):
     @pytest.fixture
     def extractor(self) -> BaseExtractor:
-        return get_extractor({"extractor": "json"})
+        return get_extractor("json")
 
     def good(self) -> tuple[RunResult, str, float]:
         rec = {"autotune_record": 1, "metrics": {"bandwidth_mib_s": 812.5, "seconds": 2.0}}
@@ -35,7 +35,7 @@ class TestJsonContract(ExtractorContract):
 class TestRegexContract(ExtractorContract):
     @pytest.fixture
     def extractor(self) -> BaseExtractor:
-        return get_extractor({"extractor": "regex", "pattern": r"^Max Write: ([0-9.]+) MiB/sec"})
+        return get_extractor("regex", {"pattern": r"^Max Write: ([0-9.]+) MiB/sec"})
 
     def good(self) -> tuple[RunResult, str, float]:
         out = "IOR-3.3.0\nMax Write: 1520.25 MiB/sec (1594.10 MB/sec)\n"
@@ -45,7 +45,7 @@ class TestRegexContract(ExtractorContract):
 class TestWallTimeContract(ExtractorContract):
     @pytest.fixture
     def extractor(self) -> BaseExtractor:
-        return get_extractor({"extractor": "walltime", "bytes": "64MiB"})
+        return get_extractor("walltime", {"bytes": "64MiB"})
 
     def good(self) -> tuple[RunResult, str, float]:
         return RunResult(returncode=0, wall_seconds=2.0), "bandwidth_mib_s", 32.0
@@ -58,7 +58,7 @@ class _PresetContract(ExtractorContract):
 
     @pytest.fixture
     def extractor(self) -> BaseExtractor:
-        return get_extractor({"extractor": self.tool})
+        return get_extractor(self.tool)
 
     def good(self) -> tuple[RunResult, str, float]:
         return RunResult(returncode=0, stdout=(FIXTURES / self.fixture).read_text()), self.metric, self.value
@@ -90,7 +90,7 @@ class TestDarshanContract(ExtractorContract):
     @pytest.fixture
     def extractor(self) -> BaseExtractor:
         pytest.importorskip("darshan", reason="PyDarshan is the 'darshan' extra: pip install 'autotune[darshan]'")
-        return get_extractor({"extractor": "darshan"})
+        return get_extractor("darshan")
 
     def good(self) -> tuple[RunResult, str, float]:
         import darshan

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from autotune.measure import (
+    ineffective_hints,
     judge_printed,
     parse_hints_blocks,
     parse_hints_display,
     strip_hints_display,
-    verify_hints,
 )
 
 # What MPICH 4.0.2 printed here (experiments/campaigns/my-app with cb_nodes 2, cb_config_list *:*; 4 ranks): ROMIO's
@@ -56,7 +56,7 @@ def test_the_widest_open_is_judged_not_the_last() -> None:
     assert judged.hints["cb_nodes"] == "2" and judged.hints["romio_aggregator_list"] == "0 1"
     assert judged.opens == 13 and "widest of 13 opens" in judged.judged and "0 1" in judged.judged
     assert judge_printed(_self_open() * 3 + ROMIO).hints["cb_nodes"] == "2"  # order does not matter
-    assert verify_hints({"cb_nodes": "2"}, judged.hints) == {}
+    assert ineffective_hints({"cb_nodes": "2"}, judged.hints) == {}
 
 
 def test_opens_that_cannot_be_told_apart_judge_only_what_they_agree_on() -> None:
@@ -79,7 +79,7 @@ def test_cray_blocks_name_their_file() -> None:
 
 def test_requested_hints_not_in_effect_are_flagged() -> None:
     requested = {"cb_nodes": "4", "romio_cb_write": "enable", "bogus_key": "7"}
-    out = verify_hints(requested, parse_hints_display(ROMIO))
+    out = ineffective_hints(requested, parse_hints_display(ROMIO))
     assert set(out) == {"cb_nodes", "bogus_key"}
     assert out["cb_nodes"]["in_effect"] == "2"
 

@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def measure(extractor: str, fixture: str, metric: str, **options: object):
     text = (FIXTURES / fixture).read_text()
-    return get_extractor({"extractor": extractor, **options}).extract(RunResult(0, stdout=text), metric)
+    return get_extractor(extractor, options).extract(RunResult(0, stdout=text), metric)
 
 
 @pytest.mark.parametrize(("fixture", "metric", "value"), [
@@ -40,7 +40,7 @@ def test_ior(fixture: str, metric: str, value: float) -> None:
 
 def test_ior_results_table_alone_gives_the_best_iteration() -> None:
     text = (FIXTURES / "ior-4.0.0.txt").read_text().split("Summary of all tests")[0]
-    m = get_extractor({"extractor": "ior"}).extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
+    m = get_extractor("ior").extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
     assert m.value == pytest.approx(22518.0)
     assert m.metrics["read_iops"] == pytest.approx(3806.90)
 
@@ -81,7 +81,7 @@ def test_h5bench(fixture: str, metric: str, value: float) -> None:
 
 def test_h5bench_rate_in_mib() -> None:
     text = "SYNC Raw write rate: 812.250 MB/s\nSYNC Observed write rate: 20.5 KB/s\n"
-    m = get_extractor({"extractor": "h5bench"}).extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
+    m = get_extractor("h5bench").extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
     assert m.value == pytest.approx(812.25)
     assert m.metrics["write_observed_bandwidth_mib_s"] == pytest.approx(20.5 / 1024)
 
@@ -105,19 +105,19 @@ def test_fio(fixture: str, metric: str, value: float) -> None:
 
 def test_fio_decimal_units_in_fio3() -> None:
     text = "Run status group 0 (all jobs):\n  WRITE: bw=2474MB/s, io=1024MiB (1074MB), run=418-434msec\n"
-    m = get_extractor({"extractor": "fio"}).extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
+    m = get_extractor("fio").extract(RunResult(0, stdout=text), "write_bandwidth_mib_s")
     assert m.value == pytest.approx(2474e6 / 2**20)
 
 
 @pytest.mark.parametrize("tool", ["ior", "mdtest", "h5bench", "fio"])
 def test_other_output_is_a_failed_measurement(tool: str) -> None:
-    m = get_extractor({"extractor": tool}).extract(RunResult(0, stdout="Segmentation fault\n"), "write_bandwidth_mib_s")
+    m = get_extractor(tool).extract(RunResult(0, stdout="Segmentation fault\n"), "write_bandwidth_mib_s")
     assert (m.error or "").lower() == f"no {tool} results in stdout; last line: 'segmentation fault'"
 
 
 @pytest.mark.parametrize("tool", ["ior", "fio"])
 def test_empty_output_says_so(tool: str) -> None:
-    m = get_extractor({"extractor": tool}).extract(RunResult(0, stdout=""), "write_bandwidth_mib_s")
+    m = get_extractor(tool).extract(RunResult(0, stdout=""), "write_bandwidth_mib_s")
     assert (m.error or "").lower() == f"no {tool} results in stdout; the output is empty"
 
 
@@ -128,7 +128,7 @@ def test_missing_metric_names_the_ones_there() -> None:
 
 def test_output_from_a_file(tmp_path: Path) -> None:
     (tmp_path / "fio.json").write_text((FIXTURES / "fio-3.33.json").read_text())
-    ext = get_extractor({"extractor": "fio", "file": "{run_dir}/fio.json"})
+    ext = get_extractor("fio", {"file": "{run_dir}/fio.json"})
     res = RunResult(0, stdout="")
     res.info["run_dir"] = str(tmp_path)
     assert ext.extract(res, "write_iops").value == pytest.approx(1210.571032)
@@ -137,9 +137,9 @@ def test_output_from_a_file(tmp_path: Path) -> None:
 
 def test_bad_options() -> None:
     with pytest.raises(ConfigError, match="stream"):
-        get_extractor({"extractor": "ior", "stream": "stdin"})
+        get_extractor("ior", {"stream": "stdin"})
     with pytest.raises(ConfigError, match="unknown key"):
-        get_extractor({"extractor": "fio", "pattern": "x"})
+        get_extractor("fio", {"pattern": "x"})
 
 
 @pytest.mark.parametrize("name", ["ior-preset.yaml", "h5bench-preset.yaml"])

@@ -64,7 +64,7 @@ def test_a_rate_is_maximised_and_never_read_as_a_time() -> None:
 
 def test_unknown_unit_is_one_line() -> None:
     with pytest.raises(ConfigError, match=r"app.metric.unit: 'furlongs' is not a unit"):
-        get_extractor({"extractor": "regex", "pattern": "x (\\d+)", "unit": "furlongs"})
+        get_extractor("regex", {"pattern": "x (\\d+)", "unit": "furlongs"})
 
 
 def _out(text: str) -> RunResult:
@@ -72,18 +72,18 @@ def _out(text: str) -> RunResult:
 
 
 def test_regex_converts_the_declared_unit() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"bw=([0-9.]+)", "unit": "GB/s"})
+    ex = get_extractor("regex", {"pattern": r"bw=([0-9.]+)", "unit": "GB/s"})
     assert ex.extract(_out("bw=2.0\n"), "bw").value == pytest.approx(2e9 / 2**20)
 
 
 def test_regex_reads_the_unit_the_output_prints() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"took ([0-9.]+)"})
+    ex = get_extractor("regex", {"pattern": r"took ([0-9.]+)"})
     ex.expected_kind = "time"
     assert ex.extract(_out("took 1500 ms\n"), "elapsed").value == pytest.approx(1.5)
 
 
 def test_regex_capture_of_a_bandwidth_for_a_time_objective_fails_quoting_the_line() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"bandwidth: ([0-9.]+)"})
+    ex = get_extractor("regex", {"pattern": r"bandwidth: ([0-9.]+)"})
     ex.expected_kind = "time"
     m = ex.extract(_out("wrote 64 MiB\nbandwidth: 85.43 MiB/s\n"), "seconds")
     assert m.value is None and m.error is not None
@@ -92,13 +92,13 @@ def test_regex_capture_of_a_bandwidth_for_a_time_objective_fails_quoting_the_lin
 
 
 def test_regex_declared_unit_contradicted_by_the_output() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"bw ([0-9.]+)", "unit": "MiB/s"})
+    ex = get_extractor("regex", {"pattern": r"bw ([0-9.]+)", "unit": "MiB/s"})
     m = ex.extract(_out("bw 12.5 MB/s\n"), "bw")
     assert m.value is None and "the output says MB/s" in (m.error or "") and "unit says MiB/s" in (m.error or "")
 
 
 def test_regex_that_does_not_match_quotes_the_closest_line() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"bandwdth: ([0-9.]+)"})
+    ex = get_extractor("regex", {"pattern": r"bandwdth: ([0-9.]+)"})
     m = ex.extract(_out("starting\nbandwidth: 85.43 MiB/s\ndone\n"), "bw")
     assert m.value is None
     assert "closest line: 'bandwidth: 85.43 MiB/s'" in (m.error or "") and "last line: 'done'" in (m.error or "")
@@ -106,12 +106,12 @@ def test_regex_that_does_not_match_quotes_the_closest_line() -> None:
 
 
 def test_json_unit_converts() -> None:
-    ex = get_extractor({"extractor": "json", "field": "metrics.t", "unit": "ms"})
+    ex = get_extractor("json", {"field": "metrics.t", "unit": "ms"})
     assert ex.extract(_out('{"metrics": {"t": 250}}\n'), "t").value == 0.25
 
 
 def test_json_failures_say_what_the_output_had() -> None:
-    ex = get_extractor({"extractor": "json"})
+    ex = get_extractor("json")
     assert ex.extract(_out("Segmentation fault\n"), "bw").error == "no JSON record on stdout; last line: 'Segmentation fault'"
     m = ex.extract(_out('{"metrics": {"write_bw": 3, "seconds": 1}}\n'), "bandwidth_mib_s")
     assert m.error == "metric 'bandwidth_mib_s' not in the JSON record (it has: seconds, write_bw)"

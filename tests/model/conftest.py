@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.systems import SystemProfile
 
 
 @pytest.fixture(scope="session")
 def theta() -> SystemProfile:
-    return S.system("theta")
+    return scenarios.system("theta")
 
 
 @pytest.fixture(scope="session")
 def cori() -> SystemProfile:
-    return S.system("cori")
+    return scenarios.system("cori")
 
 
 @pytest.fixture(scope="session")
 def shaheen() -> SystemProfile:
-    return S.system("shaheen2")
+    return scenarios.system("shaheen2")

@@ -7,15 +7,14 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.model import Constants, constants_for, predict
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._bounds import aggregate_limits
 from autotune.model._constants import derived_stream
 from autotune.model._lustre import lock_cost, lock_switches
 from autotune.model._mpiio import exchange_time
 from autotune.model._settings import settings_in_effect
 from autotune.pattern import IOPattern
-from autotune.systems import SystemProfile
-from autotune.systems._pfl import effective_stripe_count, parse_pfl
+from autotune.systems import SystemProfile, effective_stripe_count, parse_pfl
 
 MIB = 1 << 20
 SYSTEMS = (("theta", "projects"), ("shaheen2", "scratch"), ("cori", "scratch"), ("cori", "bb"), ("shaheen2", "bb"),
@@ -46,7 +45,7 @@ def test_no_prediction_beats_the_aggregate_ceiling_when_the_flush_is_timed() -> 
     checked = 0
     for _ in range(400):
         system, fs_name, pat, cfg = _random_case(rng)
-        prof = S.system(system)
+        prof = scenarios.system(system)
         fs = prof.filesystem(fs_name)
         try:
             pred = predict(pat, prof, fs_name, cfg)
@@ -108,8 +107,8 @@ def test_pfl_acts_as_its_bottleneck_component(shaheen: SystemProfile) -> None:
     comps = parse_pfl("1GiB:1,8GiB:4,eof:16")
     assert effective_stripe_count(comps, 0.5e9, 144) == 1
     assert effective_stripe_count(comps, 361e9, 144) == 16
-    small = predict(S.SHAHEEN_RESTART, shaheen, "scratch", {"lustre.pfl": "1GiB:1,eof:1"})
-    wide = predict(S.SHAHEEN_RESTART, shaheen, "scratch", {"lustre.pfl": "1GiB:1,8GiB:4,eof:64"})
+    small = predict(scenarios.SHAHEEN_RESTART, shaheen, "scratch", {"lustre.pfl": "1GiB:1,eof:1"})
+    wide = predict(scenarios.SHAHEEN_RESTART, shaheen, "scratch", {"lustre.pfl": "1GiB:1,8GiB:4,eof:64"})
     assert wide.hints_in_effect["striping_factor"] == 64 and wide.seconds < small.seconds / 10
     for bad in ("1GiB:1", "1GiB:x,eof:2", "2GiB:1,1GiB:2,eof:4", "eof:0", "nonsense"):
         with pytest.raises(ConfigError):
@@ -122,7 +121,7 @@ def test_published_figures_are_predicted_and_never_above_the_systems_peak() -> N
     table = rows()
     assert len(table) == len(FIGURES) >= 6 and len({f.system for f in FIGURES}) >= 3
     for f in FIGURES:
-        prof = S.system(f.system)
+        prof = scenarios.system(f.system)
         fs = prof.filesystem(f.fs)
         c = constants_for(prof, fs)
         peak = (fs.osts or 1) * c.ost_write_bw

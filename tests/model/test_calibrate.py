@@ -10,7 +10,7 @@ import pytest
 from autotune.cli import main
 from autotune.errors import ConfigError
 from autotune.model import MeasuredRun, NoiseModel, fit_constants, predict
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._calibrate import table
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
@@ -49,7 +49,7 @@ def test_fit_recovers_known_constants(theta: SystemProfile) -> None:
 
 
 def test_fit_needs_enough_measurements(theta: SystemProfile) -> None:
-    one = [MeasuredRun(S.THETA_IOR, {}, 1.0)]
+    one = [MeasuredRun(scenarios.THETA_IOR, {}, 1.0)]
     with pytest.raises(ConfigError):
         fit_constants(one, theta, ["write_latency", "ost_write_bw"], "projects")
 

@@ -6,7 +6,7 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.model import Constants, predict
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._datawarp import dvs_requests
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
@@ -54,8 +54,8 @@ def test_dvs_requests_split_at_stripe_boundaries() -> None:
 
 
 def test_hdf5_alignment_to_the_dvs_stripe_helps(cori: SystemProfile) -> None:
-    pat = S.VPIC_SMALL.with_(ranks=64, nodes=64, io_mode="independent", transfer_size=MIB // 2,
-                             bytes_per_rank=64 * MIB)
+    pat = scenarios.VPIC_SMALL.with_(ranks=64, nodes=64, io_mode="independent", transfer_size=MIB // 2,
+                                     bytes_per_rank=64 * MIB)
     plain = predict(pat, cori, "bb", {"bb.nodes": 64}).seconds
     aligned = predict(pat, cori, "bb", {"bb.nodes": 64, "hdf5.alignment": 8 * MIB}).seconds
     assert aligned < plain
@@ -75,8 +75,8 @@ def test_round_robin_wrap_shares_nodes(cori: SystemProfile) -> None:
 
 
 def test_independent_beats_unmatched_collective(cori: SystemProfile) -> None:
-    coll = predict(S.VPIC_SMALL, cori, "bb", {"bb.nodes": 65, **S.VPIC_AGGS})
-    ind = predict(S.VPIC_SMALL, cori, "bb", {"bb.nodes": 65, "mpiio.romio_cb_write": "disable"})
+    coll = predict(scenarios.VPIC_SMALL, cori, "bb", {"bb.nodes": 65, **scenarios.VPIC_AGGS})
+    ind = predict(scenarios.VPIC_SMALL, cori, "bb", {"bb.nodes": 65, "mpiio.romio_cb_write": "disable"})
     assert ind.bandwidth_gb_s > 2 * coll.bandwidth_gb_s
 
 

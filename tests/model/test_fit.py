@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from autotune.model import MeasuredRun, NoiseModel, constants_for, fit_constants, predict
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._crossval import HELD_OUT_TOL, cross_validate
 from autotune.pattern import IOPattern
 from autotune.systems import load_system
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _local_runs(truth_factor: float) -> list[MeasuredRun]:
-    local = S.system("local")
+    local = scenarios.system("local")
     shipped = constants_for(local, local.filesystem("disk"))
     truth = shipped.with_(posix_file_bw=shipped.posix_file_bw * truth_factor)
     rng = np.random.default_rng(5)
@@ -37,7 +37,7 @@ def _local_runs(truth_factor: float) -> list[MeasuredRun]:
 
 
 def test_regularised_fit_moves_determined_constants_and_keeps_the_rest() -> None:
-    local = S.system("local")
+    local = scenarios.system("local")
     start = constants_for(local, local.filesystem("disk")).posix_file_bw
     # one shared file's write-back is bound by its own flush (posix_file_bw), which the runs determine
     fit = fit_constants(_local_runs(0.25), local, ["posix_file_bw", "posix_lock"], "disk", bounds=(0.05, 20),

@@ -6,7 +6,7 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.model import Constants, predict
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model._lustre import cache_capacity, client_request, lock_switches, ost_rate
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile
@@ -18,7 +18,7 @@ BIG = IOPattern(ranks=4096, nodes=256, bytes_per_rank=64 * MIB, transfer_size=8 
 
 def test_more_osts_never_slower_and_never_beyond_server_or_client_limits(shaheen: SystemProfile) -> None:
     fs = shaheen.filesystem("scratch")
-    pat = S.SHAHEEN_RESTART
+    pat = scenarios.SHAHEEN_RESTART
     prev = 0.0
     for sc in (1, 2, 4, 8, 16, 32, 64, 144):
         pred = predict(pat, shaheen, "scratch", {"lustre.stripe_count": sc})
@@ -31,7 +31,7 @@ def test_more_osts_never_slower_and_never_beyond_server_or_client_limits(shaheen
 
 
 def test_stripe_count_is_capped_at_the_ost_count(theta: SystemProfile) -> None:
-    pred = predict(S.THETA_IOR, theta, "projects", {"lustre.stripe_count": 500})
+    pred = predict(scenarios.THETA_IOR, theta, "projects", {"lustre.stripe_count": 500})
     assert pred.hints_in_effect["striping_factor"] == 56
 
 
@@ -58,7 +58,7 @@ def test_ost_interleaving_costs_a_seek() -> None:
 
 def test_lock_switches_only_with_more_than_one_client_per_ost() -> None:
     c = Constants()
-    pat = S.THETA_XFER  # IOR segments: each transfer is a region of its own
+    pat = scenarios.THETA_XFER  # IOR segments: each transfer is a region of its own
     assert lock_switches(c, pat, MIB, 48, 1.0) == 0.0
     small = lock_switches(c, pat.with_(transfer_size=100_000), MIB, 48, 85.0)
     large = lock_switches(c, pat.with_(transfer_size=16 * MIB), MIB, 48, 85.0)
@@ -68,7 +68,7 @@ def test_lock_switches_only_with_more_than_one_client_per_ost() -> None:
 def test_shared_lock_mode_relieves_contention_only_for_all_collective(theta: SystemProfile) -> None:
     base = {"lustre.stripe_count": 48, "cray.cb_nodes_multiplier": 4}
     shared = {**base, "cray.cb_write_lock_mode": 1, "mpiio.romio_no_indep_rw": "true"}
-    mpiio = S.THETA_IOR
+    mpiio = scenarios.THETA_IOR
     assert predict(mpiio, theta, "projects", shared).seconds < predict(mpiio, theta, "projects", base).seconds
     assert predict(mpiio, theta, "projects", shared).hints_in_effect["cray_cb_write_lock_mode"] == 1
     hdf5 = mpiio.with_(library="hdf5")  # HDF5 metadata is independent: the mode cannot apply
@@ -79,14 +79,14 @@ def test_shared_lock_mode_relieves_contention_only_for_all_collective(theta: Sys
 
 
 def test_contention_shows_in_the_explanation(theta: SystemProfile) -> None:
-    pat = S.THETA_XFER.with_(transfer_size=100_000, io_mode="independent")
-    pred = predict(pat, theta, "projects", S.THETA_XFER_CFG)
+    pat = scenarios.THETA_XFER.with_(transfer_size=100_000, io_mode="independent")
+    pred = predict(pat, theta, "projects", scenarios.THETA_XFER_CFG)
     assert pred.phase("write").bound == "lock contention"
     assert "extent locks" in pred.explain()
 
 
 def test_fpp_has_no_lock_contention_but_pays_metadata(theta: SystemProfile) -> None:
-    fpp = S.THETA_IOR.with_(file_mode="fpp", io_mode="independent")
+    fpp = scenarios.THETA_IOR.with_(file_mode="fpp", io_mode="independent")
     ph = predict(fpp, theta, "projects").phase("write")
     assert ph.term("extent locks") is None
     more = predict(fpp.with_(ranks=8192, nodes=512), theta, "projects").phase("write")
@@ -100,14 +100,14 @@ def test_client_cache_grows_with_osts_and_is_capped() -> None:
 
 
 def test_slow_osts_make_full_width_striping_worse(theta: SystemProfile) -> None:
-    bw = {sc: predict(S.THETA_IOR, theta, "projects", {"lustre.stripe_count": sc, "lustre.stripe_size": 8 * MIB}
+    bw = {sc: predict(scenarios.THETA_IOR, theta, "projects", {"lustre.stripe_count": sc, "lustre.stripe_size": 8 * MIB}
                       ).bandwidth_gb_s for sc in (40, 48, 56)}
     assert bw[48] > bw[40] and bw[48] > bw[56]
 
 
 def test_reads_have_no_lock_contention(theta: SystemProfile) -> None:
-    pat = S.THETA_XFER.with_(transfer_size=100_000, io_mode="independent", phases=("read",))
-    pred = predict(pat, theta, "projects", S.THETA_XFER_CFG)
+    pat = scenarios.THETA_XFER.with_(transfer_size=100_000, io_mode="independent", phases=("read",))
+    pred = predict(pat, theta, "projects", scenarios.THETA_XFER_CFG)
     assert pred.phase("read").term("extent locks") is None
 
 
@@ -136,7 +136,7 @@ def test_published_figures_beyond_the_seeds_never_exceed_the_systems_aggregate_l
     from autotune.model._settings import settings_in_effect
 
     for f in FIGURES:
-        system = S.system(f.system)
+        system = scenarios.system(f.system)
         fs = system.filesystem(f.fs)
         bw = predict(f.pattern, system, f.fs, f.config).bandwidth_gb_s * 1e9
         c = constants_for(system, fs)

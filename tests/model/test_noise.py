@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from autotune.model import NoiseModel, predict, sample
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.systems import SystemProfile
 
 
 def test_seeded_noise_is_reproducible(theta: SystemProfile) -> None:
-    pred = predict(S.THETA_IOR, theta, "projects")
+    pred = predict(scenarios.THETA_IOR, theta, "projects")
     a = [sample(pred, np.random.default_rng(7)).seconds for _ in range(3)]
     b = [sample(pred, np.random.default_rng(7)).seconds for _ in range(3)]
     assert a == b
@@ -18,7 +18,7 @@ def test_seeded_noise_is_reproducible(theta: SystemProfile) -> None:
 
 
 def test_disabled_noise_returns_the_prediction(theta: SystemProfile) -> None:
-    pred = predict(S.THETA_IOR, theta, "projects")
+    pred = predict(scenarios.THETA_IOR, theta, "projects")
     assert NoiseModel(enabled=False).sample(pred, 3).seconds == pred.seconds
 
 
@@ -31,7 +31,7 @@ def test_spread_and_heavy_tail() -> None:
 
 
 def test_best_of_n_approaches_the_prediction(theta: SystemProfile) -> None:
-    pred = predict(S.THETA_IOR, theta, "projects")
+    pred = predict(scenarios.THETA_IOR, theta, "projects")
     rng = np.random.default_rng(1)
     one = np.mean([sample(pred, rng).seconds for _ in range(200)])
     best5 = np.mean([min(sample(pred, rng).seconds for _ in range(5)) for _ in range(200)])

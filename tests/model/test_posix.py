@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model import constants_for, predict
-from autotune.optimize._prior import model_ranked
+from autotune.optimize import model_ranked
 from autotune.pattern import IOPattern
 from autotune.space import load_space
 
@@ -18,7 +18,7 @@ COLUMNS = IOPattern(ranks=4, nodes=1, bytes_per_rank=64 * MIB, transfer_size=64 
 
 
 def _bw(pat: IOPattern, cfg: dict[str, object], fs: str = "disk") -> float:
-    return predict(pat, S.system("local"), fs, cfg).bandwidth_mib_s
+    return predict(pat, scenarios.system("local"), fs, cfg).bandwidth_mib_s
 
 
 def test_configurations_are_ranked_not_all_equal() -> None:
@@ -44,11 +44,11 @@ def test_the_flush_is_paid_only_inside_the_timed_region() -> None:
     cfg = {"mpiio.romio_cb_write": "disable"}
     synced, cached = _bw(IOR, cfg), _bw(IOR.with_(sync=False), cfg)
     assert cached > synced
-    assert predict(IOR.with_(sync=False), S.system("local"), "disk", cfg).phase("write").term("write-back") is None
+    assert predict(IOR.with_(sync=False), scenarios.system("local"), "disk", cfg).phase("write").term("write-back") is None
 
 
 def test_ior_as_an_opaque_command_gets_disable_among_the_first_model_picks() -> None:
-    system = S.system("local")
+    system = scenarios.system("local")
     space = load_space("local-romio").bind(system, system.filesystem("disk"), IOR)
     top = model_ranked(space, "seconds", False, top=3)
     assert any(cfg.get("mpiio.romio_cb_write") == "disable" for cfg in top)
@@ -56,7 +56,7 @@ def test_ior_as_an_opaque_command_gets_disable_among_the_first_model_picks() -> 
 
 
 def _secs(pat: IOPattern, cfg: dict[str, object], **constants: float) -> float:
-    system = S.system("local")
+    system = scenarios.system("local")
     base = constants_for(system, system.filesystem("disk"))
     return predict(pat, system, "disk", cfg, constants=base.with_(**constants)).seconds
 
@@ -68,7 +68,7 @@ def test_collectives_cost_a_scheduler_wait_only_on_an_oversubscribed_node() -> N
     assert _secs(two, auto) == pytest.approx(_secs(two, off), rel=0.01)
     # ... with 4 ranks on 2 cores each exchange waits for the scheduler (16 calls here)
     assert _secs(IOR, auto) > _secs(IOR, off) + 16 * 0.5 * constants_for(
-        S.system("local"), S.system("local").filesystem("disk")).oversub_slice
+        scenarios.system("local"), scenarios.system("local").filesystem("disk")).oversub_slice
 
 
 def test_more_oversubscription_costs_more_and_file_per_process_pays_no_collectives() -> None:
@@ -85,13 +85,14 @@ def test_hdf5_pays_metadata_collectives_per_dataset() -> None:
     one = IOPattern(ranks=4, nodes=1, bytes_per_rank=8 * MIB, transfer_size=8 * MIB, library="hdf5")
     eight = one.with_(transfer_size=MIB)  # VPIC-like: eight datasets of 1 MiB per rank
     cfg = {"mpiio.romio_cb_write": "disable"}
-    meta = [predict(p, S.system("local"), "disk", cfg).phase("write").term("HDF5 metadata") for p in (one, eight)]
+    meta = [predict(p, scenarios.system("local"), "disk", cfg).phase("write").term("HDF5 metadata") for p in (one, eight)]
     assert meta[0] is not None and meta[1] is not None and meta[1].seconds > meta[0].seconds
-    assert predict(one.with_(library="mpiio"), S.system("local"), "disk", cfg).phase("write").term("HDF5 metadata") is None
+    plain = predict(one.with_(library="mpiio"), scenarios.system("local"), "disk", cfg)
+    assert plain.phase("write").term("HDF5 metadata") is None
 
 
 def test_write_back_is_no_faster_than_the_device_nor_one_file_flush() -> None:
-    system = S.system("local")
+    system = scenarios.system("local")
     c = constants_for(system, system.filesystem("disk"))
     for pat in (IOR, IOR.with_(file_mode="fpp", io_mode="independent"), IOR.with_(ranks=2)):
         wb = predict(pat, system, "disk", {"mpiio.romio_cb_write": "disable"}).phase("write").term("write-back")
@@ -109,7 +110,7 @@ def test_hdf5_datasets_are_laid_out_rank_after_rank_without_holes() -> None:
     # the same calls through MPI-IO blocks (IOR) span the gaps between the ranks' blocks
     vpic = IOPattern(ranks=2, nodes=1, bytes_per_rank=8 * MIB, transfer_size=MIB, library="hdf5")
     cfg = {"mpiio.romio_cb_write": "enable", "mpiio.cb_nodes": 1, "mpiio.cb_buffer_size": MIB}
-    h5 = predict(vpic, S.system("local"), "disk", cfg).phase("write").term("aggregator writes")
-    ior = predict(vpic.with_(library="mpiio"), S.system("local"), "disk", cfg).phase("write").term("aggregator writes")
+    h5 = predict(vpic, scenarios.system("local"), "disk", cfg).phase("write").term("aggregator writes")
+    ior = predict(vpic.with_(library="mpiio"), scenarios.system("local"), "disk", cfg).phase("write").term("aggregator writes")
     assert h5 is not None and ior is not None
     assert "holes" not in h5.detail and h5.seconds < ior.seconds

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from autotune.campaign import Runtime
 from autotune.optimize import model_metric, model_ranked
 from autotune.optimize._diverse import FLOOR, distance, diverse_ranked
 from autotune.space import BoundSpace
+from autotune.testing import wrf_model_campaign
 
 METRIC = "write_bandwidth_mib_s"
 
@@ -33,3 +39,31 @@ def test_picks_spread_over_the_ridge_and_across_the_fork(wrf_space: BoundSpace) 
     # the ranked top four are near-twins of the best (one ridge point); the diverse picks are not
     assert max(distance(space, t, top[0]) for t in top) < min(distance(space, p, top[0]) for p in picks[1:])
     assert diverse_ranked(space, METRIC, True, 1) == top[:1]
+
+
+def _listed_counts(tmp_path: Path) -> BoundSpace:
+    """Shaheen II's Lustre with the stripe counts a user listed (a categorical of numbers) as the only setting."""
+    return Runtime.build(wrf_model_campaign(tmp_path, space={
+        "use": "lustre-cray", "only": ["lustre.stripe_count"],
+        "parameters": {"lustre.stripe_count": {"type": "categorical", "choices": [4, 8, 16, 32, 64, 128], "default": 4}}},
+    )).space
+
+
+def test_a_categorical_of_numbers_is_ordered_on_the_log_scale(tmp_path: Path) -> None:
+    space = _listed_counts(tmp_path)
+    d = {n: distance(space, {"lustre.stripe_count": 16}, {"lustre.stripe_count": n}) for n in (8, 32, 64, 128)}
+    assert d[8] == pytest.approx(d[32]) == pytest.approx(0.2)  # one doubling of five
+    assert d[32] < d[64] < d[128] == pytest.approx(0.6)
+    assert distance(space, {"lustre.stripe_count": 4}, {"lustre.stripe_count": 128}) == pytest.approx(1.0)
+
+
+def test_picks_spread_away_from_what_runs_anyway_and_a_pick_that_is_one_of_them_is_not_counted(
+        tmp_path: Path) -> None:
+    space = _listed_counts(tmp_path)
+    plain = diverse_ranked(space, METRIC, True, 3)
+    anchors = [space.default_config(), {"lustre.stripe_count": 128}]  # the default and a rule of thumb
+    picks = diverse_ranked(space, METRIC, True, 3, anchors=anchors)
+    assert picks[0] == plain[0]  # the model's best stays first
+    assert sum(p not in anchors for p in picks) == 3 and len(picks) == len({p["lustre.stripe_count"] for p in picks})
+    spread = [min(distance(space, p, q) for q in [*anchors, *picks[:i]]) for i, p in enumerate(picks) if i]
+    assert all(s >= 0.2 - 1e-9 for s in spread)  # no later pick next to an anchor or to an earlier pick

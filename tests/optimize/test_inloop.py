@@ -12,8 +12,7 @@ import pytest
 
 from autotune.campaign import Runtime, ran_trials, run_campaign
 from autotune.errors import ConfigError
-from autotune.model import predict
-from autotune.model._fit import FIT_NAMES, SPAN
+from autotune.model import FIT_NAMES, SPAN, predict
 from autotune.optimize._inloop import SHARE_MAX, SOURCE_ATTR, ModelArm, model_losses, share
 from autotune.space import BoundSpace, Config
 from autotune.testing import wrf_model_campaign

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autotune.campaign import load_campaign
-from autotune.model import _scenarios as S
+from autotune.model import _scenarios as scenarios
 from autotune.model import predict
 from autotune.testing.reports import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, trials_run
 
@@ -39,7 +39,7 @@ def test_seed000_tuned_single_bb_node_beats_64_untuned_osts(tmp_path: Path) -> N
     # The training's figure is total run time (97 s, tuned BB). The model gives I/O time; the time outside
     # I/O is the training's total less the model's I/O for its own tuned configuration.
     c = load_campaign(WRF[1])
-    compute = S.WRF_BEST_TOTAL - predict(c.app.pattern, c.system, "bb", {"bb.nodes": 1, **S.WRF_BEST}).seconds
+    compute = scenarios.WRF_BEST_TOTAL - predict(c.app.pattern, c.system, "bb", {"bb.nodes": 1, **scenarios.WRF_BEST}).seconds
     lustre_total, bb_total = compute + lustre["default_value"], compute + bb["best_value"]
     margin = (lustre_total - bb_total) / lustre_total
     # The BB wins end to end, as in the training. Its margin is held to the calibration's +-25% on ratios only:

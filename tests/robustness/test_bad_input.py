@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 
 def _set(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
@@ -55,8 +55,8 @@ CASES = [  # (key, value, a fragment the one-line error must contain)
 @pytest.mark.parametrize(("key", "value", "fragment"), CASES, ids=[f"{k}={v!r}"[:60] for k, v, _ in CASES])
 @pytest.mark.parametrize("command", ["space", "tune"])
 def test_bad_value_is_one_line(tmp_path: Path, key: str, value: Any, fragment: str, command: str) -> None:
-    data = _set(model_campaign(tmp_path / "work"), key, value)
-    path = write_campaign(tmp_path / "c.yaml", data)
+    data = _set(model_campaign_data(tmp_path / "work"), key, value)
+    path = write_campaign_yaml(tmp_path / "c.yaml", data)
     o = run_cli(command, str(path))
     assert_clean(o, expect=fragment)
     assert not (tmp_path / "work" / "optuna.db").exists()  # refused before anything was written
@@ -95,16 +95,16 @@ def test_duplicate_key_names_the_key_and_line(tmp_path: Path) -> None:
 
 def test_system_profile_binary_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "site.yaml").write_bytes(b"\xff\xfe\x00garbage")
-    data = model_campaign(tmp_path / "w", system=str(tmp_path / "site.yaml"))
-    o = run_cli("space", str(write_campaign(tmp_path / "c.yaml", data)))
+    data = model_campaign_data(tmp_path / "w", system=str(tmp_path / "site.yaml"))
+    o = run_cli("space", str(write_campaign_yaml(tmp_path / "c.yaml", data)))
     assert_clean(o, expect="system profile")
 
 
 def test_space_file_duplicate_key_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "sp.yaml").write_text("parameters:\n  lustre.stripe_count: {type: int, low: 1, high: 8}\n"
                                       "parameters: {}\n")
-    data = model_campaign(tmp_path / "w", space={"use": str(tmp_path / "sp.yaml")})
-    o = run_cli("space", str(write_campaign(tmp_path / "c.yaml", data)))
+    data = model_campaign_data(tmp_path / "w", space={"use": str(tmp_path / "sp.yaml")})
+    o = run_cli("space", str(write_campaign_yaml(tmp_path / "c.yaml", data)))
     assert_clean(o, expect="duplicate key 'parameters'")
 
 
@@ -117,6 +117,6 @@ def test_space_file_duplicate_key_is_one_line(tmp_path: Path) -> None:
     ("--workdir", "/proc/1", "under /proc"),
 ])
 def test_bad_flag_is_one_line(tmp_path: Path, flag: str, value: str, fragment: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli("tune", str(path), flag, value)
     assert_clean(o, expect=fragment)

@@ -13,8 +13,8 @@ import yaml
 from autotune._paths import find_named
 from autotune._yaml import MAX_VALUES, parse_yaml
 from autotune.errors import ConfigError
-from autotune.space._expr import Expr
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.space import Expr
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 BOUND_S = 10.0  # every case here is refused in well under a second on an idle machine
 
@@ -28,7 +28,7 @@ POSITIONS = ["name", "description", "system", "target", "app.command", "app.args
 
 def _bomb_campaign(tmp_path: Path, dotted: str) -> Path:
     """The probe campaign with the bomb's last alias as the value of ``dotted``."""
-    data = model_campaign(tmp_path / "w")
+    data = model_campaign_data(tmp_path / "w")
     parts = dotted.split(".")
     if len(parts) == 1:
         data[parts[0]] = "@BOMB@"
@@ -88,13 +88,13 @@ def test_expression_bombs_are_refused_quickly(text: str) -> None:
     ("app.ranks", 2**70, "2**63"),
 ])
 def test_huge_values_in_a_campaign_are_one_line(tmp_path: Path, key: str, value: Any, fragment: str) -> None:
-    data = model_campaign(tmp_path / "w")
+    data = model_campaign_data(tmp_path / "w")
     cur: Any = data
     head, _, last = key.rpartition(".")
     for k in head.split(".") if head else []:
         cur = cur.setdefault(k, {})
     cur[last] = value
-    path = write_campaign(tmp_path / "c.yaml", data)
+    path = write_campaign_yaml(tmp_path / "c.yaml", data)
     for command in ("space", "tune"):
         took, o = _timed(command, str(path), *(["--dry-run"] if command == "tune" else []))
         assert_clean(o, expect=fragment)
@@ -104,7 +104,7 @@ def test_huge_values_in_a_campaign_are_one_line(tmp_path: Path, key: str, value:
 
 @pytest.mark.parametrize(("flag", "value"), [("--repeats", "1000000000"), ("--trials", "100000000000000000000")])
 def test_huge_counts_on_the_command_line_are_one_line(tmp_path: Path, flag: str, value: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     took, o = _timed("tune", str(path), "--dry-run", flag, value)
     assert_clean(o, expect=flag)
     assert took < BOUND_S and not (tmp_path / "w").exists()
@@ -114,6 +114,6 @@ def test_profile_with_a_huge_ost_count_is_one_line(tmp_path: Path) -> None:
     profile = yaml.safe_load(Path(str(find_named("search_spaces/systems", "theta"))).read_text())
     profile["filesystems"]["projects"]["osts"] = 10**21
     (tmp_path / "site.yaml").write_text(yaml.safe_dump(profile))
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", system=str(tmp_path / "site.yaml")))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", system=str(tmp_path / "site.yaml")))
     for command in ("space", "tune"):
         assert_clean(run_cli(command, str(path)), expect="2**63")

@@ -14,11 +14,11 @@ import yaml
 
 from autotune._paths import find_named
 from autotune.campaign.study._stores import STARTED_NAME
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 
 def _tuned(tmp_path: Path, **over: Any) -> Path:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", **over))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", **over))
     assert run_cli("tune", str(path)).rc == 0
     return path
 
@@ -59,19 +59,19 @@ def test_hints_with_a_malformed_recommendation_keeps_the_defaults(tmp_path: Path
     ("app", {"command": ["ior"], "ranks": 4, "metric": {"extractor": "json", "field": {"a": 1}}}, "app.metric.field"),
 ])
 def test_silently_accepted_values_are_refused(tmp_path: Path, key: str, value: Any, fragment: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", **{key: value}))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", **{key: value}))
     for command in ("space", "tune"):
         assert_clean(run_cli(command, str(path)), expect=fragment)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
 
 
 def test_nonexistent_app_cwd_is_refused_for_the_local_launcher(tmp_path: Path) -> None:
-    data = model_campaign(tmp_path / "w", launcher={"name": "local"}, system="local", target={"filesystem": "disk"},
+    data = model_campaign_data(tmp_path / "w", launcher={"name": "local"}, system="local", target={"filesystem": "disk"},
                           space={"use": "local-romio", "only": ["mpiio.romio_cb_write"]},
                           objective={"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 1})
     data["app"] = {"command": [sys.executable, "-c", "pass"], "ranks": 1, "mpiexec": False, "cwd": "no/such/dir",
                    "metric": {"extractor": "json"}}
-    o = run_cli("tune", str(write_campaign(tmp_path / "c.yaml", data)))
+    o = run_cli("tune", str(write_campaign_yaml(tmp_path / "c.yaml", data)))
     assert_clean(o, expect="app.cwd")
     assert "is not a directory" in o.err and not (tmp_path / "w").exists()
 
@@ -81,14 +81,14 @@ def test_profile_memory_must_be_positive(tmp_path: Path, memory: Any, fragment: 
     profile = yaml.safe_load(Path(str(find_named("search_spaces/systems", "theta"))).read_text())
     profile["node"]["memory"] = memory
     (tmp_path / "site.yaml").write_text(yaml.safe_dump(profile))
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", system=str(tmp_path / "site.yaml")))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", system=str(tmp_path / "site.yaml")))
     assert_clean(run_cli("space", str(path)), expect=fragment)
 
 
 def test_empty_report_directory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("matplotlib")
     monkeypatch.chdir(tmp_path)
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     for command in ("compare", "report"):
         assert_clean(run_cli(command, str(path), "--report", ""), expect="--report: an empty path")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
@@ -102,9 +102,9 @@ def test_reading_a_study_that_does_not_exist_creates_nothing(tmp_path: Path, mon
                                                              argv: list[str]) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
-    data = model_campaign(tmp_path / "w")
+    data = model_campaign_data(tmp_path / "w")
     del data["workdir"]  # the default: autotune-runs/NAME in the current directory
-    path = write_campaign(tmp_path / "c.yaml", data)
+    path = write_campaign_yaml(tmp_path / "c.yaml", data)
     argv = [a.replace("REPORT", str(tmp_path / "report")) for a in argv]
     o = run_cli(argv[0], str(path), *argv[1:])
     assert_clean(o, expect="not found")
@@ -112,14 +112,14 @@ def test_reading_a_study_that_does_not_exist_creates_nothing(tmp_path: Path, mon
 
 
 def test_status_on_a_file_that_is_not_a_store_leaves_no_lock(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli("status", str(path), "--storage", f"sqlite:///{path}")
     assert_clean(o, expect="no study tables")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
 
 
 def test_a_failed_tune_leaves_no_work_directory(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli("tune", str(path), "--storage", "postgresql://127.0.0.1:1/none")
     assert_clean(o)
     assert o.rc == 2 and not (tmp_path / "w").exists()
@@ -152,19 +152,19 @@ def test_a_json_metric_that_is_not_a_number_is_named() -> None:
     from autotune.measure import get_extractor
 
     record = json.dumps({"autotune_record": 1, "metrics": {"bandwidth_mib_s": "fast"}})
-    m = get_extractor({"extractor": "json"}).extract(RunResult(0, stdout=record), "bandwidth_mib_s")
+    m = get_extractor("json").extract(RunResult(0, stdout=record), "bandwidth_mib_s")
     assert m.value is None and m.error is not None and "'fast'" in m.error and "not a number" in m.error
 
 
 def test_a_huge_system_name_is_not_echoed_whole(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", system="x" * 50_000))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", system="x" * 50_000))
     o = run_cli("space", str(path))
     assert_clean(o)
     assert o.rc == 2 and len(o.err) < 1000
 
 
 def test_a_file_tracking_uri_is_named_as_tracking(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli("tune", str(path), "--tracking-uri", "file:///nonexistent")
     assert_clean(o, expect="--tracking-uri")
     assert "storage" not in o.err.split("--tracking-uri")[0] and not (tmp_path / "w").exists()

@@ -19,14 +19,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 EXAMPLES = int(os.environ.get("AUTOTUNE_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("AUTOTUNE_FUZZ_RANDOM"),
                 database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# Every key of a campaign file (and some that are not), as dotted paths into model_campaign().
+# Every key of a campaign file (and some that are not), as dotted paths into model_campaign_data().
 KEYS = [
     "name", "description", "system", "target", "target.filesystem", "target.path", "space", "space.use", "space.only",
     "space.exclude", "space.fixed", "space.fixed.lustre.stripe_count", "space.fixed.lustre.stripe_size",
@@ -79,14 +79,14 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
 def test_mutated_campaign_files(edits: list[tuple[str, Any]], command: str) -> None:
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):  # relative paths land in tmp
         t = Path(tmp)
-        data = model_campaign(t / "work", budget={"trials": 2}, storage=":memory:")
+        data = model_campaign_data(t / "work", budget={"trials": 2}, storage=":memory:")
         for key, value in edits:
             _set(data, key, copy.deepcopy(value))
         try:
             text = yaml.safe_dump(data, allow_unicode=True)
         except yaml.YAMLError:
             return
-        path = write_campaign(t / "c.yaml", text)
+        path = write_campaign_yaml(t / "c.yaml", text)
         argv = [command, str(path)] + (["--storage", ":memory:"] if command != "space" else [])
         assert_clean(run_cli(*argv))
         assert not (Path(tmp) / "PWNED").exists()
@@ -118,7 +118,7 @@ flag_values = st.one_of(st.text(max_size=30), st.sampled_from(
 def test_command_line_arguments(command: str, flags: list[tuple[str, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):  # relative paths land in tmp
         t = Path(tmp)
-        path = write_campaign(t / "c.yaml", model_campaign(t / "work", budget={"trials": 2}, storage=":memory:"))
+        path = write_campaign_yaml(t / "c.yaml", model_campaign_data(t / "work", budget={"trials": 2}, storage=":memory:"))
         argv = [command, str(path)]
         for flag, value in flags:
             if flag == "--executor" and value == "ray":

@@ -12,7 +12,7 @@ import yaml
 
 from autotune.cli import main
 from autotune.measure import BANDWIDTH_FLOOR, implausible_given, metric_problem, value_problem
-from autotune.testing._misbehave import write_campaign
+from autotune.testing import script_campaign
 
 LONG = ("--timeout", "300s")
 
@@ -44,7 +44,7 @@ def _app(value: str) -> str:
 
 @pytest.mark.parametrize("printed", ["-0", "0", "4.9e-324", "1e-300"])
 def test_tune_fails_a_trial_reporting_an_impossible_bandwidth(tmp_path: Path, capsys: Any, printed: str) -> None:
-    path = write_campaign(tmp_path, _app(printed), budget={"trials": 1, "run_timeout": "60s"},
+    path = script_campaign(tmp_path, _app(printed), budget={"trials": 1, "run_timeout": "60s"},
                           objective={"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 1, "confirm": 0})
     assert main(["tune", str(path)]) == 1
     out = capsys.readouterr().out
@@ -52,7 +52,7 @@ def test_tune_fails_a_trial_reporting_an_impossible_bandwidth(tmp_path: Path, ca
 
 
 def test_when_every_completed_trial_is_flagged_the_summary_says_so(tmp_path: Path, capsys: Any) -> None:
-    path = write_campaign(tmp_path, _app("2e15"), budget={"trials": 1, "run_timeout": "60s"},
+    path = script_campaign(tmp_path, _app("2e15"), budget={"trials": 1, "run_timeout": "60s"},
                           objective={"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 1, "confirm": 0})
     main(["tune", str(path)])
     out = capsys.readouterr().out
@@ -62,7 +62,7 @@ def test_when_every_completed_trial_is_flagged_the_summary_says_so(tmp_path: Pat
 
 @pytest.mark.slow
 def test_tell_refuses_what_a_run_may_not_report(tmp_path: Path, capsys: Any) -> None:
-    path = write_campaign(tmp_path, _app("5"))
+    path = script_campaign(tmp_path, _app("5"))
     assert main(["ask", str(path), *LONG]) == 0
     text = capsys.readouterr().out
     ref = subprocess.run(["bash", "-c", text + '\nprintf "%s" "$AUTOTUNE_TRIAL"'], capture_output=True, text=True,

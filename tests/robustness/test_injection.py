@@ -15,7 +15,7 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.hints import BurstBuffer, Settings, Stripe, render, romio_hints_file
-from autotune.testing._probe import assert_clean, run_cli, write_campaign
+from autotune.testing import assert_clean, run_cli, write_campaign_yaml
 
 # Values without control characters pass the load-time checks: the renderers must make them inert.
 HOSTILE = ["$(touch PWNED)", "`touch PWNED`", "';touch PWNED;'", '";touch PWNED;"', "x|touch PWNED",
@@ -109,7 +109,7 @@ print(json.dumps({"autotune_record": 1, "metrics": {"bandwidth_mib_s": bw}}))
 def _campaign(tmp_path: Path, value: Any) -> Path:
     app = tmp_path / "app.py"
     app.write_text(FAKE_APP)
-    return write_campaign(tmp_path / "c.yaml", {
+    return write_campaign_yaml(tmp_path / "c.yaml", {
         "name": "inject", "system": "local", "target": {"filesystem": "disk"},
         "app": {"command": [sys.executable, str(app)], "mpiexec": False, "ranks": 2, "metric": {"extractor": "json"},
                 "pattern": {"bytes_per_rank": "1MiB", "library": "mpiio"}},

@@ -14,10 +14,9 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from autotune.campaign import load_campaign
+from autotune.campaign import load_campaign, ran_trials
 from autotune.campaign.file._names import data_dir_re
-from autotune.campaign.study._study import ran_trials
-from autotune.testing._misbehave import kill_9_repeatedly, kill_all, processes_with, write_campaign
+from autotune.testing import kill_9_repeatedly, kill_all, processes_with, script_campaign
 
 # Sleeps a random moment, sometimes leaves a detached daemon behind, writes into its data directory.
 APP = """
@@ -55,7 +54,7 @@ def test_kill_9_loop(tmp_path: Path) -> None:
     rng = random.Random(seed)
     mark = uuid.uuid4().hex
     others = _others(tmp_path)
-    path = write_campaign(tmp_path, APP, name="loop", budget={"trials": TRIALS, "run_timeout": "30s"},
+    path = script_campaign(tmp_path, APP, name="loop", budget={"trials": TRIALS, "run_timeout": "30s"},
                           objective={"repeats": 2}, app={"env": {"LOOP_MARK": mark, "LOOP_SALT": str(seed)}})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
     c = load_campaign(path)

@@ -19,9 +19,8 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _killpoint, trialrecord
 from autotune._storage import make_storage
-from autotune.campaign import CampaignLoop, load_campaign
+from autotune.campaign import CampaignLoop, load_campaign, ran_trials
 from autotune.campaign.study import _study
-from autotune.campaign.study._study import ran_trials
 
 BUDGET = 4
 CAMPAIGN: dict[str, Any] = {  # the model launcher: a trial takes milliseconds, the loop's steps are the real ones

@@ -13,10 +13,9 @@ from optuna.trial import TrialState
 
 from autotune.campaign import load_campaign, run_campaign
 from autotune.launch import RunResult
-from autotune.measure import get_extractor
+from autotune.measure import get_extractor, metric_problem
 from autotune.measure._extract import EXTRACT_TIMEOUT_S
-from autotune.measure._sanity import metric_problem
-from autotune.testing._misbehave import GOOD_APP, write_campaign
+from autotune.testing import GOOD_APP, script_campaign
 
 
 @pytest.mark.parametrize(("metric", "value", "problem"), [
@@ -41,7 +40,7 @@ def test_possible_values_pass(metric: str, value: float | None) -> None:
 
 @pytest.mark.slow
 def test_nan_infinity_and_negative_bandwidth_are_failed_trials_never_the_best(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path, GOOD_APP, budget={"trials": 5},
+    path = script_campaign(tmp_path, GOOD_APP, budget={"trials": 5},
                           app={"env": {"FAKE_BW": "1:NaN,2:-5,3:Infinity,4:-Infinity"}})
     res = run_campaign(load_campaign(path), progress=False, out=io.StringIO())
     trials = {t.number: t for t in res.study.trials}
@@ -55,7 +54,7 @@ def test_nan_infinity_and_negative_bandwidth_are_failed_trials_never_the_best(tm
 
 @pytest.mark.slow
 def test_a_catastrophic_pattern_is_stopped() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"(a+)+$"})
+    ex = get_extractor("regex", {"pattern": r"(a+)+$"})
     start = time.monotonic()
     m = ex.extract(RunResult(0, stdout="a" * 200_000 + "!"), "x")
     took = time.monotonic() - start
@@ -67,7 +66,7 @@ def test_a_catastrophic_pattern_is_stopped() -> None:
 @pytest.mark.slow
 def test_a_campaign_with_a_catastrophic_pattern_goes_on(tmp_path: Path) -> None:
     app = 'print("a" * 100000 + "!")\nprint("bandwidth 5")\n'
-    path = write_campaign(tmp_path, app, budget={"trials": 2},
+    path = script_campaign(tmp_path, app, budget={"trials": 2},
                           app={"metric": {"extractor": "regex", "pattern": r"(a+)+$"}})
     res = run_campaign(load_campaign(path), progress=False, out=io.StringIO())
     # the campaign returns (it may stop early: a default trial that fails is a setup error)
@@ -76,7 +75,7 @@ def test_a_campaign_with_a_catastrophic_pattern_goes_on(tmp_path: Path) -> None:
 
 
 def test_deeply_nested_json_is_not_a_record_and_not_a_crash(tmp_path: Path) -> None:
-    ex = get_extractor({"extractor": "json"})
+    ex = get_extractor("json")
     m = ex.extract(RunResult(0, stdout="{" + '"a":[' * 100_000 + "]" * 100_000 + "}"), "bandwidth_mib_s")
     assert m.value is None and m.error is not None and m.error.startswith("no JSON record on stdout")
 
@@ -85,7 +84,7 @@ def test_deeply_nested_json_is_not_a_record_and_not_a_crash(tmp_path: Path) -> N
 def test_a_finished_study_keeps_no_impossible_value(tmp_path: Path) -> None:
     """Regex extraction of a negative time (a minimised metric: it would be the best)."""
     app = 'import os\nprint("time: " + ("-3" if os.environ["AUTOTUNE_TRIAL"] == "1" else "2.5"))\n'
-    path = write_campaign(tmp_path, app, budget={"trials": 2},
+    path = script_campaign(tmp_path, app, budget={"trials": 2},
                           objective={"metric": "seconds", "direction": "minimize"},
                           app={"metric": {"extractor": "regex", "pattern": r"time: (\S+)"}})
     c = load_campaign(path)
@@ -96,7 +95,7 @@ def test_a_finished_study_keeps_no_impossible_value(tmp_path: Path) -> None:
 
 
 def test_a_million_matches_on_one_line_are_bounded() -> None:
-    ex = get_extractor({"extractor": "regex", "pattern": r"(\d)", "aggregate": "max"})
+    ex = get_extractor("regex", {"pattern": r"(\d)", "aggregate": "max"})
     start = time.monotonic()
     m = ex.extract(RunResult(0, stdout="7" * 1_000_000), "seconds")
     assert time.monotonic() - start < EXTRACT_TIMEOUT_S + 20

@@ -12,7 +12,7 @@ import yaml
 
 from autotune._paths import find_named
 from autotune._shell import comment, quote
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 BREAKOUT = ["runs\ntouch PWNED\n#", "runs\rtouch PWNED", "a\x1b]0;x\x07b", "x\u2028touch PWNED", "x\x85y"]
 HOSTILE = ["runs $(touch PWNED)", "runs`touch PWNED`", "runs';touch PWNED;'", "runs; touch PWNED #"]
@@ -36,10 +36,10 @@ def test_comment_and_quote_are_inert_in_bash(tmp_path: Path, value: str) -> None
 
 @pytest.mark.parametrize("value", BREAKOUT)
 def test_workdir_with_control_character_is_refused(tmp_path: Path, value: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli("tune", str(path), "--dry-run", "--no-tracking", "--workdir", str(tmp_path / value))
     assert_clean(o, expect="control character")
-    bad = write_campaign(tmp_path / "bad.yaml", model_campaign(tmp_path / value))
+    bad = write_campaign_yaml(tmp_path / "bad.yaml", model_campaign_data(tmp_path / value))
     o = run_cli("tune", str(bad), "--dry-run")
     assert_clean(o, expect="workdir")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "c.yaml"]  # nothing created
@@ -50,7 +50,7 @@ def test_profile_path_with_control_character_is_refused(tmp_path: Path, value: s
     profile = yaml.safe_load(Path(str(find_named("search_spaces/systems", "theta"))).read_text())
     profile["filesystems"]["projects"]["path"] = f"/lus/{value}"
     (tmp_path / "site.yaml").write_text(yaml.safe_dump(profile))
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", system=str(tmp_path / "site.yaml")))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", system=str(tmp_path / "site.yaml")))
     o = run_cli("tune", str(path), "--dry-run")
     assert_clean(o, expect="path")
     assert "control character" in o.err and not (tmp_path / "w").exists()
@@ -59,7 +59,7 @@ def test_profile_path_with_control_character_is_refused(tmp_path: Path, value: s
 @pytest.mark.parametrize("value", HOSTILE)
 def test_pasted_dry_run_runs_nothing_else(tmp_path: Path, value: str) -> None:
     work = tmp_path / value
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(work))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(work))
     o = run_cli("tune", str(path), "--dry-run", "--no-tracking")
     assert_clean(o)
     assert o.rc == 0
@@ -71,8 +71,8 @@ def test_pasted_dry_run_runs_nothing_else(tmp_path: Path, value: str) -> None:
 
 
 def test_empty_workdir_is_refused(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     assert_clean(run_cli("tune", str(path), "--dry-run", "--workdir", ""), expect="--workdir: an empty path")
-    bad = write_campaign(tmp_path / "bad.yaml", {**model_campaign(tmp_path / "w"), "workdir": ""})
+    bad = write_campaign_yaml(tmp_path / "bad.yaml", {**model_campaign_data(tmp_path / "w"), "workdir": ""})
     assert_clean(run_cli("tune", str(bad), "--dry-run"), expect="workdir: an empty path")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "c.yaml"]

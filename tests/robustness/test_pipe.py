@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._probe import model_campaign, write_campaign
+from autotune.testing import model_campaign_data, write_campaign_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("reader", ["true", "head -n 1"])
 def test_output_into_a_closed_pipe_is_quiet(tmp_path: Path, reader: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "work"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "work"))
     # `true` exits before autotune writes anything: every write meets a closed pipe
     script = f"{sys.executable} -m autotune.cli space {path} | {reader}; echo ${{PIPESTATUS[0]}} >&2"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}

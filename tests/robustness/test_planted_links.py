@@ -11,9 +11,9 @@ import pytest
 
 from autotune._safefile import check_no_links, make_dirs, replace_file, write_file
 from autotune.errors import ConfigError
-from autotune.launch._process import run_process
+from autotune.launch import run_process
 from autotune.launch._tree import write_record
-from autotune.testing._misbehave import write_campaign
+from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'
 
@@ -83,7 +83,7 @@ def _tune(path: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("planted", ["runs", "runs/robust", "runs/robust/trial-0000/rep-0/rep0.out",
                                      "runs/robust/trial-0000/rep-0/command.txt"])
 def test_a_work_directory_with_linked_records_is_refused(tmp_path: Path, victim: Path, planted: str) -> None:
-    path = write_campaign(tmp_path, APP)
+    path = script_campaign(tmp_path, APP)
     work = tmp_path / "work-robust"
     link = work / planted
     link.parent.mkdir(parents=True, exist_ok=True)

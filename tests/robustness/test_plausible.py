@@ -11,7 +11,7 @@ import pytest
 
 from autotune.measure import implausible
 from autotune.measure._plausible import ANY_MAX, BANDWIDTH_MAX, RATIO
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 
 @pytest.mark.parametrize(("value", "kind", "maximize", "values", "ceiling", "says"), [
@@ -42,7 +42,7 @@ def test_plausible_values_pass(value: float, kind: str, maximize: bool, values: 
 
 
 def _tuned(tmp_path: Path) -> Path:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", budget={"trials": 4},
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", budget={"trials": 4},
                                                               objective={"metric": "write_bandwidth_mib_s",
                                                                          "direction": "maximize", "repeats": 1,
                                                                          "confirm": 0}))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autotune.testing._net import descendants, is_loopback, listeners
+from autotune.testing import descendants, is_loopback, listeners
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'autotune[ray]')")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from autotune.campaign import load_campaign
+from autotune.launch import proc_stat
 from autotune.launch._process import KILL_GRACE_S, run_process
-from autotune.launch._tree import proc_stat
-from autotune.testing._misbehave import kill_all, processes_with, wait_for, write_campaign
+from autotune.testing import kill_all, processes_with, script_campaign, wait_for
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_killed_campaign_leftovers_are_killed_on_resume(tmp_path: Path, marker: 
     flag = tmp_path / "hang"
     flag.touch()
     key, value = marker.split("=")
-    path = write_campaign(tmp_path, HANGS_WITH_A_DAEMON, app={"env": {key: value, "HANG_FLAG": str(flag)}},
+    path = script_campaign(tmp_path, HANGS_WITH_A_DAEMON, app={"env": {key: value, "HANG_FLAG": str(flag)}},
                           budget={"trials": 2, "run_timeout": "60s"})
     cmd = [sys.executable, "-m", "autotune.cli", "tune", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -172,7 +172,7 @@ def test_sigterm_to_the_campaign_ends_the_whole_tree(tmp_path: Path, marker: str
     flag = tmp_path / "hang"
     flag.touch()
     key, value = marker.split("=")
-    path = write_campaign(tmp_path, HANGS_WITH_A_DAEMON, app={"env": {key: value, "HANG_FLAG": str(flag)}},
+    path = script_campaign(tmp_path, HANGS_WITH_A_DAEMON, app={"env": {key: value, "HANG_FLAG": str(flag)}},
                           budget={"trials": 2, "run_timeout": "60s"})
     proc = subprocess.Popen([sys.executable, "-m", "autotune.cli", "tune", str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, start_new_session=True)

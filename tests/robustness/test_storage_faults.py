@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 ROOT = os.geteuid() == 0 and shutil.which("mount") is not None
 
@@ -55,7 +55,7 @@ def readonly_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_read_only_workdir_is_one_line(tmp_path: Path, readonly_dir: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(readonly_dir / "work"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(readonly_dir / "work"))
     for argv in (["tune", str(path)], ["tune", str(path), "--workdir", str(readonly_dir)]):
         o = run_cli(*argv)
         assert_clean(o, expect="workdir:")
@@ -66,7 +66,7 @@ def test_read_only_workdir_is_one_line(tmp_path: Path, readonly_dir: Path) -> No
 def ran_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A work directory a model campaign ran in (made once: opening a new SQLite study takes seconds)."""
     tmp = tmp_path_factory.mktemp("ran")
-    path = write_campaign(tmp / "c.yaml", model_campaign(tmp / "work"))
+    path = write_campaign_yaml(tmp / "c.yaml", model_campaign_data(tmp / "work"))
     o = run_cli("tune", str(path))
     assert o.rc == 0, o.err
     return tmp / "work"
@@ -74,7 +74,7 @@ def ran_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _ran(tmp_path: Path, template: Path) -> Path:
     shutil.copytree(template, tmp_path / "work")
-    return write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "work"))
+    return write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "work"))
 
 
 def test_empty_optuna_db_after_earlier_runs_is_refused(tmp_path: Path, ran_workdir: Path) -> None:
@@ -91,7 +91,7 @@ def test_empty_optuna_db_after_earlier_runs_is_refused(tmp_path: Path, ran_workd
 def test_fresh_empty_optuna_db_is_not_mistaken_for_a_lost_study(tmp_path: Path) -> None:
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "optuna.db").write_bytes(b"")  # another `tune` is creating it this instant
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "work"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "work"))
     assert run_cli("tune", str(path)).rc == 0
 
 
@@ -119,7 +119,7 @@ def test_corrupt_mlflow_db_is_one_line(tmp_path: Path, damage: str) -> None:
             db.execute("create table runs (x)")
             db.executemany("insert into runs values (?)", [("x" * 500,)] * 2000)
         ml.write_bytes(ml.read_bytes()[: ml.stat().st_size // 2])
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(work, tracking={"enabled": True}))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(work, tracking={"enabled": True}))
     o = run_cli("tune", str(path))
     assert_clean(o)
     assert o.rc == 2 and "mlflow.db" in o.err, o.err
@@ -147,7 +147,7 @@ def test_full_disk_stops_cleanly_and_resumes(tmp_path: Path, tmpfs: Path) -> Non
     app = tmp_path / "filler.py"
     app.write_text(FILLER)
     work = tmpfs / "work"
-    data = model_campaign(work, tracking={"enabled": True}, launcher={"name": "local"}, system="local",
+    data = model_campaign_data(work, tracking={"enabled": True}, launcher={"name": "local"}, system="local",
                           target={"filesystem": "disk", "path": str(tmpfs / "data")},
                           space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.romio_ds_write",
                                                                 "mpiio.cb_buffer_size"]}, sampler={"name": "random"},
@@ -155,7 +155,7 @@ def test_full_disk_stops_cleanly_and_resumes(tmp_path: Path, tmpfs: Path) -> Non
     data["app"] = {"command": [sys.executable, str(app), str(tmpfs)], "mpiexec": False, "ranks": 2,
                    "metric": {"extractor": "json"}, "pattern": {"bytes_per_rank": "1MiB", "library": "mpiio"}}
     data["objective"] = {"metric": "bandwidth_mib_s", "direction": "maximize", "repeats": 1}
-    path = write_campaign(tmp_path / "c.yaml", data)
+    path = write_campaign_yaml(tmp_path / "c.yaml", data)
 
     o = run_cli("tune", str(path))
     assert_clean(o, expect="no space left on the device")
@@ -194,7 +194,7 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
 
     from autotune.campaign import CampaignLoop, parse_campaign
     from autotune.campaign.study._stores import backfill_tracker
-    from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrialRecord
+    from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrackedTrial
 
     class Recorder(BaseTracker):
         name = "recorder"
@@ -202,12 +202,12 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
         def __init__(self, logged: set[int] | None = None) -> None:
             self.logged = set(logged or ())
             self.parent_id: str | None = None
-            self.records: list[TrialRecord] = []
+            self.records: list[TrackedTrial] = []
 
         def start(self, info: CampaignInfo) -> None:
             self.parent_id = "parent"
 
-        def log_trial(self, record: TrialRecord) -> None:
+        def log_trial(self, record: TrackedTrial) -> None:
             if record.number not in self.logged:
                 self.records.append(record)
                 self.logged.add(record.number)
@@ -215,7 +215,7 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
         def finish(self, summary: Mapping[str, Any]) -> None:
             return None
 
-    c = parse_campaign(model_campaign(tmp_path / "work", storage=":memory:"), tmp_path)
+    c = parse_campaign(model_campaign_data(tmp_path / "work", storage=":memory:"), tmp_path)
     first = Recorder()
     result = CampaignLoop(c, tracker=first, progress=False, out=io.StringIO()).run()
     assert [r.number for r in first.records] == [0, 1, 2]

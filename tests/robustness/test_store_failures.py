@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from autotune import _storelock
-from autotune.testing import Blackhole
-from autotune.testing._net import closed_port
-from autotune.testing._probe import Outcome, assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import Blackhole, Outcome, assert_clean, closed_port, model_campaign_data, run_cli, write_campaign_yaml
 
 CONNECT_S = 2  # the connection bound for these tests (10 s by default)
 SLACK_S = 20.0  # start-up and a loaded 2-core machine on top of the bound
@@ -41,7 +39,7 @@ def silent() -> Iterator[int]:
 def _run(tmp_path: Path, argv: list[str], storage: str | None) -> tuple[float, Outcome]:
     path = tmp_path / "c.yaml"
     if not path.exists():
-        write_campaign(path, model_campaign(tmp_path / "w"))
+        write_campaign_yaml(path, model_campaign_data(tmp_path / "w"))
     argv = [a.replace("REPORT", str(tmp_path / "report")) for a in argv]
     extra = ["--storage", storage] if storage else []
     start = time.monotonic()
@@ -79,7 +77,7 @@ def test_silent_grpc_proxy(tmp_path: Path, silent: int) -> None:
 
 
 def test_locked_sqlite_is_busy_not_broken(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     assert run_cli("tune", str(path)).rc == 0
     holder = sqlite3.connect(tmp_path / "w" / "optuna.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another process's transaction, held for the whole test

@@ -18,7 +18,7 @@ import pytest
 
 from autotune.launch import RunResult
 from autotune.launch._process import KILL_GRACE_S, run_process
-from autotune.testing._misbehave import kill_all, processes_with
+from autotune.testing import kill_all, processes_with
 
 pytestmark = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="needs MPICH's mpiexec")
 

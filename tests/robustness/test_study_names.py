@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from autotune import trialrecord
-from autotune.campaign import load_campaign
+from autotune.campaign import CampaignLoop, load_campaign
 from autotune.campaign.file._names import REMEASURE_BASE, check_study_name, clean_stale_data, data_dir_name
-from autotune.campaign.run._loop import CampaignLoop
 from autotune.errors import ConfigError
-from autotune.testing._misbehave import GOOD_APP, write_campaign
+from autotune.testing import GOOD_APP, script_campaign
 
 BAD = ["*", "../*", "../../escape", "/abs", "a/b", "", ".hidden", "-x", "a..b", "x" * 129, "a b", "a\nb", "st*dy",
        "ünï", "a;rm -rf ~", None, 7]
@@ -35,14 +34,14 @@ def test_good_study_names_pass(name: str) -> None:
 
 
 def test_study_key_in_the_campaign_file_is_checked(tmp_path: Path) -> None:
-    path = write_campaign(tmp_path, GOOD_APP, study="../x")
+    path = script_campaign(tmp_path, GOOD_APP, study="../x")
     with pytest.raises(ConfigError, match=r"^study: '\.\./x' is not a study name"):
         load_campaign(path)
 
 
 @pytest.mark.parametrize("study", ["*", "../*", "/abs", "../../escape"])
 def test_cli_refuses_a_hostile_study_with_exit_2_and_touches_nothing(tmp_path: Path, study: str) -> None:
-    path = write_campaign(tmp_path, GOOD_APP)
+    path = script_campaign(tmp_path, GOOD_APP)
     target = tmp_path / "target"
     victim = target / "someone-t0001-r0"
     victim.mkdir(parents=True)
@@ -89,7 +88,7 @@ def test_a_dot_in_the_study_name_is_literal(tmp_path: Path) -> None:
 
 def test_opening_a_campaign_leaves_another_campaigns_live_data_alone(tmp_path: Path) -> None:
     """The probe's case: a campaign named `studytest` deleted the live data of `studytest-two`."""
-    path = write_campaign(tmp_path, GOOD_APP, name="studytest")
+    path = script_campaign(tmp_path, GOOD_APP, name="studytest")
     target = tmp_path / "target"
     live = _mkdata(target, "studytest-two-t0001-r0")
     stale = _mkdata(target, "studytest-t0001-r0")
@@ -108,7 +107,7 @@ def test_reopening_keeps_live_trials_and_adoptable_jobs_and_drops_the_rest(tmp_p
     """A worker joining (or a resumed campaign) removes only what no worker and no job can still write:
     a live worker's running trial and an interrupted trial whose queued retry may adopt its job keep their
     data; finished trials, unknown numbers and confirmation runs lose theirs."""
-    path = write_campaign(tmp_path, GOOD_APP, name="reopen")
+    path = script_campaign(tmp_path, GOOD_APP, name="reopen")
     study = CampaignLoop(load_campaign(path), progress=False).open()
     live = study.ask()  # the queued default, owned by this (live) process
     trialrecord.write(live, worker=f"{socket.gethostname()}:{os.getpid()}")

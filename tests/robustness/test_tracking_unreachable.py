@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing._misbehave import GOOD_APP, write_campaign
-from autotune.testing._net import closed_port as free_port
+from autotune.testing import GOOD_APP, script_campaign
+from autotune.testing import closed_port as free_port
 
 pytest.importorskip("mlflow", reason="the tracking extra is not installed")
 
@@ -60,7 +60,7 @@ def _tune_timed(path: Path, uri: str) -> tuple[int, float | None, float, str]:
 def test_unreachable_tracking_server_warns_fast_and_the_campaign_goes_on(
         tmp_path: Path, kind: str, request: pytest.FixtureRequest) -> None:
     port = request.getfixturevalue("silent_server" if kind == "silent" else "closed_port")
-    path = write_campaign(tmp_path, GOOD_APP, budget={"trials": 3}, tracking={"enabled": True})
+    path = script_campaign(tmp_path, GOOD_APP, budget={"trials": 3}, tracking={"enabled": True})
     rc, first, total, err = _tune_timed(path, f"http://127.0.0.1:{port}")
     assert rc == 0, err
     assert first is not None and first < 30, (first, err)  # ~10 s here for the silent server, start-up included

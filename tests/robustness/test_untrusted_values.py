@@ -19,8 +19,8 @@ from autotune.campaign import Runtime, load_campaign
 from autotune.errors import ConfigError
 from autotune.service._fallback import cache_path, recall, remember
 from autotune.service._spool import pending, spool, spool_dir
-from autotune.space._expr import Expr
-from autotune.testing._misbehave import write_campaign
+from autotune.space import Expr
+from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"  # connection refused at once
@@ -49,7 +49,7 @@ def test_a_space_with_a_shift_in_a_bound_is_exit_2(tmp_path: Path) -> None:
     space = tmp_path / "s.yaml"
     space.write_text(yaml.safe_dump({"name": "s", "parameters": {
         "mpiio.cb_nodes": {"type": "pow2", "low": 1, "high": "1 << 3", "default": 1}}}))
-    path = write_campaign(tmp_path, APP, space={"use": str(space)})
+    path = script_campaign(tmp_path, APP, space={"use": str(space)})
     out = subprocess.run([sys.executable, "-m", "autotune.cli", "space", str(path)], capture_output=True, text=True,
                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "'1 << 3' uses the operator LShift" in out.stderr
@@ -57,7 +57,7 @@ def test_a_space_with_a_shift_in_a_bound_is_exit_2(tmp_path: Path) -> None:
 
 @pytest.fixture
 def rt(tmp_path: Path) -> Runtime:
-    path = write_campaign(tmp_path, APP, space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"]})
+    path = script_campaign(tmp_path, APP, space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"]})
     return Runtime.build(load_campaign(path))
 
 
@@ -143,7 +143,7 @@ def test_a_linked_cache_file_is_not_followed(cache: Path, tmp_path: Path) -> Non
                                     {"mpiio.romio_cb_write": "enable", "mpiio.cb_nodes": True}])
 def test_ask_with_an_unreachable_store_and_a_bad_cache_runs_the_defaults(tmp_path: Path, config: Any,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write_campaign(tmp_path, APP, space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"]})
+    path = script_campaign(tmp_path, APP, space={"use": "local-romio", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"]})
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     cached = cache_path(UNREACHABLE, "robust")

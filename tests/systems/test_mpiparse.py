@@ -15,7 +15,7 @@ import pytest
 
 from autotune.systems import (
     MpiLibrary,
-    OmpiIo,
+    OpenMpiIoComponents,
     is_romio,
     mca_args,
     ompi_io_component,
@@ -84,18 +84,18 @@ def test_ompi_info_recorded_here() -> None:
 
 
 def test_ompi_io_selection() -> None:
-    io = OmpiIo(("romio321", "ompio"), "", "default", {"ompio": 30, "romio321": 10})
+    io = OpenMpiIoComponents(("romio321", "ompio"), "", "default", {"ompio": 30, "romio321": 10})
     assert ompi_io_component(io, "4.1.4", selection="romio321") == ("romio321", "io selection 'romio321'")
     assert ompi_io_component(io, "4.1.4", selection="^ompio")[0] == "romio321"
     assert ompi_io_component(io, "4.1.4", selection="ompio,romio321")[0] == "ompio"
     component, why = ompi_io_component(io, "4.1.4", selection="romio341")
     assert component == "" and "romio341" in why
-    env_selected = OmpiIo(io.components, "romio321", "environment", io.priorities)
+    env_selected = OpenMpiIoComponents(io.components, "romio321", "environment", io.priorities)
     assert ompi_io_component(env_selected, "4.1.4")[0] == "romio321"
 
 
 def test_ompio_steps_back_on_lustre_before_4_1() -> None:
-    io = OmpiIo(("romio321", "ompio"), "", "default", {"ompio": 30, "romio321": 10})
+    io = OpenMpiIoComponents(("romio321", "ompio"), "", "default", {"ompio": 30, "romio321": 10})
     assert ompi_io_component(io, "4.0.5", fs_type="lustre")[0] == "romio321"
     assert ompi_io_component(io, "4.1.4", fs_type="lustre")[0] == "ompio"
     assert ompi_io_component(io, "4.0.5", fs_type="ext4")[0] == "ompio"

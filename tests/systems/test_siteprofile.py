@@ -15,9 +15,9 @@ from autotune.systems import (
     Measured,
     MpiLibrary,
     MpiStack,
+    ProbedFolder,
     ProbeResult,
     SystemProfile,
-    Target,
     parse_system,
     site_profile_yaml,
 )
@@ -28,7 +28,7 @@ DVS = FileSystemInfo("/var/opt/cray/dws/mounts/batch/1_striped_scratch", "dvs", 
 CRAY = MpiStack(MpiLibrary("cray-mpich", "8.1.25.17", base="ANL base 3.4a2"), "romio", "MPICH-derived")
 
 
-def _profile(targets: list[Target], mpi: MpiStack | None = CRAY) -> tuple[str, SystemProfile]:
+def _profile(targets: list[ProbedFolder], mpi: MpiStack | None = CRAY) -> tuple[str, SystemProfile]:
     detection = Detection(Fact(128, "detected", "SLURM_CPUS_ON_NODE"), targets[0].filesystem, mpi, {})
     probe = ProbeResult(system=[Measured("exchange_bw", 9.5e9, "16 MiB MPI_Sendrecv")],
                         skipped=["collective: the node is busy"])
@@ -37,7 +37,7 @@ def _profile(targets: list[Target], mpi: MpiStack | None = CRAY) -> tuple[str, S
 
 
 def test_lustre_with_its_ost_count() -> None:
-    text, system = _profile([Target(Path(LUSTRE.path), LUSTRE, [Measured("posix_file_bw", 1.2e9, "64 MiB")], 48)])
+    text, system = _profile([ProbedFolder(Path(LUSTRE.path), LUSTRE, [Measured("posix_file_bw", 1.2e9, "64 MiB")], 48)])
     fs = system.filesystem()
     assert (fs.kind, fs.osts, system.mpi_flavour, system.cores_per_node) == ("lustre", 48, "cray-mpich", 128)
     assert "osts: 48" in text and "# detected: lfs df" in text
@@ -46,7 +46,7 @@ def test_lustre_with_its_ost_count() -> None:
 
 
 def test_lustre_without_lfs_and_datawarp_are_posix_with_the_reason() -> None:
-    text, system = _profile([Target(Path(LUSTRE.path), LUSTRE), Target(Path(DVS.path), DVS)])
+    text, system = _profile([ProbedFolder(Path(LUSTRE.path), LUSTRE), ProbedFolder(Path(DVS.path), DVS)])
     assert [fs.kind for fs in system.filesystems.values()] == ["posix", "posix"]
     assert "Lustre without `lfs df` here: modelled as POSIX (assumed)" in text
     assert "DataWarp's pools are not visible to a probe: modelled as POSIX (assumed)" in text
@@ -54,7 +54,7 @@ def test_lustre_without_lfs_and_datawarp_are_posix_with_the_reason() -> None:
 
 def test_unknown_mpi_is_assumed_with_the_reason() -> None:
     broken = MpiStack(MpiLibrary("unknown"), error="mpiexec: No such file or directory")
-    text, system = _profile([Target(Path(LUSTRE.path), LUSTRE, (), 8)], broken)
+    text, system = _profile([ProbedFolder(Path(LUSTRE.path), LUSTRE, (), 8)], broken)
     assert system.mpi_flavour == "mpich"
     assert "# assumed: the MPI could not be told (mpiexec: No such file or directory)" in text
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.testing import TrackerContract
-from autotune.testing._tracker import history
+from autotune.testing import TrackerContract, history
 from autotune.tracking import TRACKERS, BaseTracker, get_tracker
 
 

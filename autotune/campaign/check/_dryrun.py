@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import optuna
 
 from autotune import trialrecord
+from autotune._safefile import make_dirs, write_file
+from autotune._shell import comment, quote
+from autotune.campaign.check._check import what_it_gets
 from autotune.campaign.confirm import dry_run_lines
 from autotune.campaign.file import Campaign
-from autotune.campaign.run import CampaignLoop
+from autotune.campaign.run import CampaignLoop, preflight
 from autotune.campaign.study import open_study
-from autotune.campaign.trial import Runtime
+from autotune.campaign.trial import Runtime, reservation_job
 from autotune.errors import AutotuneError
-from autotune.space import Config
+from autotune.optimize import model_line, model_start
+from autotune.space import Config, rules_of_thumb
 
 
 @dataclass(frozen=True)
@@ -111,3 +116,96 @@ def dry_run_confirmation_lines(c: Campaign, rt: Runtime) -> list[str]:
         except (AutotuneError, OSError, ValueError):
             study = None  # nothing measured yet
     return dry_run_lines(c, study)
+
+
+@dataclass
+class DryRun:
+    """What ``tune --dry-run`` shows: ``text`` for stdout, the ``files`` it wrote (under ``WORKDIR/dry-run``) and
+    the launcher's preflight refusal as a ``warning`` (scripts for another site stay viewable)."""
+
+    chunks: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    warning: str | None = None
+
+    def say(self, text: str, end: str = "\n") -> None:
+        self.chunks.append(text + end)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
+def _show_reservation_job(c: Campaign, action: str, out_dir: Path, dry: DryRun) -> None:
+    """A persistent campaign's set-up (``create``) or tear-down (``destroy``) job script, shown and written."""
+    p = c.persistent
+    text = reservation_job(c, action)
+    if p is None or text is None:
+        if p is not None:
+            dry.say("\n" + comment(f"---- no {action} job: the reservation {p.name} is "
+                                    + ("named as existing" if action == "create" else "kept at the end")))
+        return
+    path = out_dir / f"bb-{action}.sh"
+    write_file(path, text)
+    dry.files.append(path)
+    when = "before the first trial (once; a resumed campaign finds it)" if action == "create" else "after the last trial"
+    dry.say("\n" + comment(f"---- {action} job for the persistent reservation {p.name}, {when}"))
+    dry.say(comment(f"written to {path}"))
+    dry.say(text, end="")
+
+
+def _label(p: Proposal, thumbs: dict[str, str]) -> str:
+    return (" (the default configuration)" if p.is_default else
+            " (the baseline: the app's own settings)" if p.baseline else
+            f" (rule of thumb {p.rule}: {thumbs.get(p.rule, '')})" if p.rule else
+            " (enqueued: model-ranked or warm start)" if p.initial else "")
+
+
+def dry_run(rt: Runtime, trials: int | None) -> DryRun:
+    """What the first trials of the real run will run (at most ``trials``, 5 by default, 50 at most): the loop's own
+    proposals, each with the exact command, environment and files, written to ``WORKDIR/dry-run/trial-NNNN.txt``;
+    nothing runs, nothing is submitted, no storage is touched."""
+    c = rt.campaign
+    dry = DryRun()
+    for n in rt.space.notices:
+        dry.say(f"notice: {n}")
+    why = model_start(c, rt.space)[1]
+    if why:
+        dry.say(model_line(why))
+    dry.say(f"search space on {c.system.name}/{c.fs.name}:")
+    dry.say("\n".join(f"  {ln}" for ln in rt.space.describe()))
+    if c.sampler.get("seed") is None and c.sampler.get("name") != "grid":
+        dry.say("note: sampler.seed is not set: proposals after the enqueued ones differ from run to run")
+    baselines, notes = rules_of_thumb(rt.space) if c.sampler.get("rules_of_thumb", True) else ([], [])
+    thumbs = {b.name: b.source for b in baselines}
+    for line in notes:
+        dry.say(f"notice: {line}")
+    shown, depends = proposals(c, rt, min(trials or 5, 50))
+    out_dir = c.workdir / "dry-run"
+    make_dirs(out_dir, under=c.workdir)
+    _show_reservation_job(c, "create", out_dir, dry)
+    for p in shown:
+        command, env, files = what_it_gets(rt, rt.request(p.number, 0, p.config, p.is_default, seeded=False))
+        text = [command]
+        text += [comment(f"environment: {k}={quote(v)}") for k, v in sorted(env.items())]
+        for path, content in sorted(files.items()):
+            text += [comment(f"file {path}:"), *(comment(f"  {ln}") for ln in content.splitlines())]
+        written = out_dir / f"trial-{p.number:04d}.txt"
+        write_file(written, "\n".join(text) + "\n")
+        dry.files.append(written)
+        config = ", ".join(f"{k}={v}" for k, v in sorted(p.config.items()))
+        dry.say("\n" + comment(f"---- trial {p.number}{_label(p, thumbs)}: {config}"))
+        dry.say(comment(f"written to {written}"))
+        dry.say("\n".join(text))
+    _show_reservation_job(c, "destroy", out_dir, dry)
+    if depends:
+        dry.say("\n" + comment(f"the proposals after trial {shown[-1].number if shown else 0} depend on the "
+                                         "measured values: the real run makes them from what it measures"))
+    dry.say("\n" + "\n".join(comment(line) for line in dry_run_confirmation_lines(c, rt)))
+    try:  # the scheduler's verdict on the first job
+        note = preflight(rt)
+    except AutotuneError as exc:
+        dry.warning = f"{exc} (the campaign would stop here with exit code 2)"
+    else:
+        if note:
+            dry.say("\n" + comment(f"preflight: {note}"))
+    return dry

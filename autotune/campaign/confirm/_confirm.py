@@ -28,20 +28,8 @@ the candidates by fixed weights in the search's order (``WEIGHTS``: most to the 
 Bonferroni, e.g. Westfall & Krishen 2001, J Stat Plan Inference 99). The decision is one-sided (a recommendation
 needs only "better than the default"); the reported interval is the two-sided 95% one, spent the same way.
 
-The winner's changed settings that cannot act are dropped without measuring; the others are ablated: each reset
-to its default and measured interleaved with the winner. A setting is dropped only when it is shown not to carry
-the gain: its cost is within the jitter (the 95% interval reaches zero), and the upper ends of the 95% intervals
-of the dropped settings' costs, added up, stay below the winner's confirmed lower bound and below what matters
-(``matters``: dropping a setting must not risk more than the campaign counts as worth having); settings that only act
-together (neither alone costs a clear amount, both together the whole gain) are therefore kept together, and if
-every setting would go, the one whose loss costs most stays.
-
-The best rule of thumb the campaign ran (``autotune.space.rules_of_thumb``: what a user would try first) is
-measured in the same rounds, as a comparator: it takes no part in the decision over the default (whose error
-and intervals stay as above), but the winner's margin over it is estimated from the same pairs, with the interval
-at the winner's share of the error. A winner whose one-sided lower bound over the rule does not clear zero is not
-shown better than what the user would have done anyway: the rule is recommended instead (its settings as its
-source gives them, without ablation), and the summary says so.
+The winner's settings are then ablated (``_ablation``), and the best rule of thumb the campaign ran is measured in
+the same rounds as a comparator (``_rule``).
 """
 
 from __future__ import annotations
@@ -53,7 +41,9 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from autotune.campaign.confirm._ablation import Measure, ablate, interleaved
 from autotune.campaign.confirm._confirmation import MATTERS, Confirmation
+from autotune.campaign.confirm._rule import RuleComparison, against_rule, log_margin, rule_open
 from autotune.hints import inert
 from autotune.measure import (
     ALPHA,
@@ -63,7 +53,6 @@ from autotune.measure import (
     differences,
     looks,
     margin,
-    paired,
     spend,
     trimmed,
 )
@@ -76,27 +65,16 @@ WEIGHTS = (0.8, 0.1, 0.1)
 CONFIRM_BASE = 2_000_000  # run directories of the confirmation (trial numbers no study reaches)
 ABLATION_ROUNDS = (3, 12)  # the ablation runs as many rounds as the confirmation did, within these bounds
 MIN_ROUNDS = 3  # the first look (``autotune.measure.looks``): a budget of runs keeps fewer candidates, not fewer rounds
-Measure = Callable[[Config, bool, int], float | None]  # (config, is_default, run id) -> value
+# the rounds each candidate keeps before a runner-up is kept too: three looks (3, 4, 6). At 3 rounds the first look
+# is the last, on about 3 pairs (a trimmed mean's t interval with 2 degrees of freedom: t(0.99, 2) = 7); the search's
+# best then has the power a runner-up would only dilute, on a budget too small for both
+RUNNER_UP_ROUNDS = 6
 
 
 def physical(config: Config, default: Config, phases: Sequence[str]) -> Config:
     """``config`` with its settings that cannot act at their defaults: twins have the same physical config."""
     dead = inert(config, phases)
     return {k: default.get(k) if k in dead else v for k, v in config.items()}
-
-
-def interleaved(configs: Sequence[tuple[Config, bool]], rounds: int, measure: Measure, base: int,
-                first: int = 0, active: Sequence[bool] | None = None) -> list[list[float | None]]:
-    """Rounds ``first`` .. ``first + rounds - 1`` over ``configs``, each round rotated by one (A B C, B C A, ...);
-    values per config (None where a config is not ``active``)."""
-    n = len(configs)
-    out: list[list[float | None]] = [[] for _ in configs]
-    for r in range(first, first + rounds):
-        for j in range(n):
-            i = (j + r) % n
-            cfg, is_default = configs[i]
-            out[i].append(measure(cfg, is_default, base + r * 64 + i) if active is None or active[i] else None)
-    return out
 
 
 @dataclass
@@ -155,6 +133,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
             seen.append(physical(cfg, default, pattern_phases))
             entries.append((f"trial {n}", n, cfg, False))
     rule_key = None if rule is None else physical(rule[1], default, pattern_phases)
+    cap = rounds  # the user's bound on rounds (objective.confirm)
     if max_runs is not None:
         k, rounds = run_plan(max_runs, len(entries) - 1, rounds,
                              lambda k: int(rule_key is not None and rule_key not in seen[:k + 1]))
@@ -197,7 +176,7 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         res = {i: _look(vals, hs, i, maximize, a * w[i], a1 * w[i], aggregate) for i in range(1, ncand)}
         shown = [i for i, r in res.items() if r.bound > 0]
         for i, r in res.items():
-            if r.high < _log(matters, maximize):
+            if r.high < log_margin(matters, maximize):
                 active[i] = False  # shown not to matter: no more runs of it
         if decision == "recommend":  # shown at an earlier look: the winner stands; its interval follows the runs
             look = res[best_i] if res[best_i].bound > 0 else look
@@ -213,9 +192,16 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
         if final or (decision != "undecided" and not rule_open(vals, hs, winner, rule_i, maximize, aggregate, spent,
                                                                   matters)):
             break
+        if decision != "recommend":
+            continue  # undecided: every candidate that may still matter measures on
         # shown over the default, not yet over (or within ``matters`` of) the rule: the rounds go on for that
-        # question alone (the winner, the rule and the default)
-        active = [i in (0, best_i, rule_i) for i in range(len(entries))]
+        # question alone (the winner and the rule; the default's question is settled), on the runs left
+        active = [i in (best_i, rule_i) for i in range(len(entries))]
+        if max_runs is not None and seconds is None:
+            more = done + extra_rounds(max_runs - made[0], sum(active), cap - done,
+                                       ablation_reserve(entries[best_i][2], default, pattern_phases))
+            if more > rounds:
+                rounds, plan = more, [n for n in looks(more) if n > done]
     vs_rule = None if rule is None or rule_i is None else against_rule(
         entries, vals, hs, rule_i, rule[2], best_i if decision == "recommend" else 0, maximize, aggregate,
         (a * w[best_i], a1 * w[best_i]) if best_i and done else (ALPHA, ALPHA))
@@ -231,79 +217,35 @@ def confirm(default: Config, top: Sequence[tuple[int, Config]], rounds: int, mea
     return conf
 
 
-@dataclass
-class RuleComparison:
-    """The best rule of thumb in the confirmation: its gain over the default and the winner's over it."""
-
-    index: int  # its entry
-    rule: dict[str, Any]  # {name, label, trial, margin, low, high}: the rule over the default
-    over_rule: dict[str, Any] | None  # {margin, low, high, bound}: the winner over the rule (None: it is the rule)
-    gives_way: bool  # the winner is not shown better than the rule
-
-
-def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]],
-                 hs: list[list[list[float]]], rule_i: int, name: str, winner_i: int, maximize: bool, aggregate: str,
-                 spent: tuple[float, float]) -> RuleComparison:
-    """The rule of thumb (entry ``rule_i``) over the default, and the winner (entry ``winner_i``; 0: the default)
-    over the rule, from the same interleaved rounds and pooled history, at the error the winner's last look spent
-    (``spent``: two-sided, one-sided), so that they read like the winner's interval over the default."""
-    alpha, one_sided = spent
-
-    def compare(i: int, j: int) -> dict[str, Any]:
-        est = trimmed(differences(vals[i], vals[j], maximize) + block_differences(hs[i], hs[j], maximize, aggregate))
-        if est is None:
-            return {"margin": 0.0, "low": -1.0, "high": float("inf"), "bound": None}
-        if alpha <= 0:
-            return {"margin": margin(est.log, maximize), "low": -1.0, "high": float("inf"), "bound": None}
-        lo, hi = est.interval(alpha)
-        return {"margin": margin(est.log, maximize), "low": margin(lo, maximize), "high": margin(hi, maximize),
-                "bound": margin(est.interval(2 * one_sided)[0], maximize)}
-
-    rule = {"name": name, "label": entries[rule_i][0], "trial": entries[rule_i][1],
-            **({"margin": 0.0, "low": 0.0, "high": 0.0} if rule_i == 0 else
-               {k: v for k, v in compare(rule_i, 0).items() if k != "bound"})}
-    if winner_i == rule_i:
-        return RuleComparison(rule_i, rule, None, False)
-    over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
-    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
-
-
 def run_plan(max_runs: int, candidates: int, rounds: int,
              extra: Callable[[int], int] = lambda k: 0) -> tuple[int, int]:
     """(candidates, rounds at most) for a confirmation of at most ``max_runs`` runs: each round runs the default,
     every candidate and ``extra(k)`` comparators once (the best rule of thumb when it is not one of the first ``k``
-    candidates), so runners-up are left out (last first) until every one left gets ``MIN_ROUNDS`` rounds, then the
-    rounds are what the runs allow (never more than ``rounds``)."""
+    candidates), so runners-up are left out (last first) until every one left gets ``RUNNER_UP_ROUNDS`` rounds (the
+    search's best alone: what the runs allow, its first look at ``MIN_ROUNDS``), then the rounds are what the runs
+    allow (never more than ``rounds``)."""
     k = candidates
-    while k > 1 and max_runs // (k + 1 + extra(k)) < MIN_ROUNDS:
+    while k > 1 and max_runs // (k + 1 + extra(k)) < min(RUNNER_UP_ROUNDS, rounds):
         k -= 1
     return k, max(0, min(rounds, max_runs // (k + 1 + extra(k))))
 
 
-def rule_open(vals: list[list[float | None]], hs: list[list[list[float]]], winner_i: int, rule_i: int | None,
-              maximize: bool, aggregate: str, spent: tuple[float, float], matters: float) -> bool:
-    """Whether the winner (entry ``winner_i``; 0: none yet) is neither shown better than the rule of thumb (entry
-    ``rule_i``) nor shown within ``matters`` of it: the user's choice between them is still open, so a confirmation
-    that has shown the winner over the default measures on. "Better" is judged at the error the winner's look
-    spent; "within ``matters``" at the plain 95% level at every look: stopping there only hands the
-    recommendation to the rule (the outcome without evidence), so it spends no error (a non-binding futility
-    bound: Jennison and Turnbull 2000, Group Sequential Methods with Applications to Clinical Trials)."""
-    if rule_i is None or winner_i in (0, rule_i):
-        return False
-    est = trimmed(differences(vals[winner_i], vals[rule_i], maximize)
-                  + block_differences(hs[winner_i], hs[rule_i], maximize, aggregate))
-    if est is None or spent[0] <= 0:
-        return False
-    return est.interval(2 * spent[1])[0] <= 0 and est.interval(ALPHA)[1] >= _log(matters, maximize)
+def extra_rounds(runs_left: int, per_round: int, most: int, reserve: int = 0) -> int:
+    """Rounds of ``per_round`` runs that ``runs_left`` (less ``reserve``, kept for the ablation) pays for, at most
+    ``most``: once the default's question is settled, the confirmation's runs go to the rule's question."""
+    return max(0, min(most, (runs_left - reserve) // max(per_round, 1)))
+
+
+def ablation_reserve(winner: Config, default: Config, phases: Sequence[str]) -> int:
+    """The runs the ablation's shortest run needs for ``winner`` (``ABLATION_ROUNDS[0]`` rounds of it and of each
+    changed setting that can act reset to the default; none for a single setting, which is not ablated)."""
+    changed = {k: v for k, v in winner.items() if default.get(k) != v}
+    n = len(changed) - len(inert(changed, phases))
+    return ABLATION_ROUNDS[0] * (1 + n) if n > 1 else 0
 
 
 def _log_of(look: _Look) -> float:
     return look.est.log if look.est is not None else -math.inf
-
-
-def _log(gain: float, maximize: bool) -> float:
-    """The log-ratio of a margin (the inverse of ``autotune.measure.margin``)."""
-    return math.log1p(gain) if maximize else -math.log1p(-gain)
 
 
 def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]], hs: list[list[list[float]]],
@@ -335,51 +277,6 @@ def _finish(entries: list[tuple[str, int, Config, bool]], vals: list[list[float 
             changed.pop(name)
         conf.recommended = changed
     elif decision == "recommend":
-        conf.recommended = _ablate(conf, winner["config"], default, measure, maximize, phases, base,
+        conf.recommended = ablate(conf, winner["config"], default, measure, maximize, phases, base,
                                    min(max(done, ABLATION_ROUNDS[0]), ABLATION_ROUNDS[1]), left)
     return conf
-
-
-def _ablate(conf: Confirmation, cfg: Config, default: Config, measure: Measure, maximize: bool,
-            phases: Sequence[str], base: int, rounds: int, left: int | None = None) -> dict[str, Any]:
-    """The winner's changed settings that can act and matter (see the module's docstring); ``left``: the runs
-    the ablation may make (too few for 2 rounds: no ablation, every setting that can act is kept)."""
-    changed = {k: v for k, v in cfg.items() if default.get(k) != v}
-    for name, why in inert(changed, phases).items():
-        conf.dropped[name] = why
-        changed.pop(name)
-    if len(changed) > 1 and left is not None:
-        rounds = min(rounds, left // (1 + len(changed)))
-        if rounds < 2:
-            conf.note = (f"no ablation: {left} run(s) left of the confirmation's budget, fewer than 2 rounds of the "
-                         f"winner and its {len(changed)} settings reset one at a time; all its settings are kept")
-            return changed
-    if len(changed) > 1:
-        ablated = [({**cfg, **{k: default.get(k)}}, False) for k in changed]
-        res = interleaved([(cfg, False), *ablated], rounds, measure, base + 32)
-        highs: dict[str, float] = {}  # the upper ends of the costs that are not shown to be above zero
-        for k, v in zip(changed, res[1:], strict=True):
-            est = paired(res[0], v, maximize)
-            log, (clo, chi) = (est.log, est.interval()) if est else (0.0, (-float("inf"), float("inf")))
-            conf.ablation[k] = {"values": v, "cost": margin(log, maximize), "low": margin(clo, maximize),
-                                "high": margin(chi, maximize)}
-            if clo <= 0:
-                highs[k] = chi
-        # drop only what is shown not to carry the gain: a cost within the jitter, and the upper ends of the
-        # dropped settings' costs together below the winner's confirmed lower bound and below what matters (settings
-        # that act together are kept together)
-        budget = _log(conf.bound, maximize) if conf.bound is not None and conf.bound > -1 else 0.0
-        budget = min(budget, _log(conf.matters, maximize))
-        spent = 0.0
-        for k in sorted(highs, key=lambda k: highs[k]):
-            if spent + max(highs[k], 0.0) >= budget:
-                break
-            spent += max(highs[k], 0.0)
-            a = conf.ablation[k]
-            conf.dropped[k] = (f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%}): "
-                               f"within the jitter, and with the other settings dropped less than the confirmed gain "
-                               f"(at least {conf.bound:+.1%}) and than what matters ({conf.matters:.0%})")
-        if all(k in conf.dropped for k in changed):  # together they won: keep the one whose loss costs most
-            conf.dropped.pop(max(changed, key=lambda k: conf.ablation[k]["cost"]))
-        changed = {k: v for k, v in changed.items() if k not in conf.dropped}
-    return changed

@@ -4,10 +4,11 @@ the smallest gain it can show.
 By default the confirmation makes no more runs than the search made (``objective.confirm.runs``: ``search``, or a
 number): a campaign that spent N runs looking spends at most N more making sure, so a user who budgets a search
 knows the whole cost is at most twice that. Within the runs, each round runs the default and every candidate
-once; runners-up are left out first so that the candidates left get the first look's 3 rounds
-(``_confirm.run_plan``), and the ablation takes what the rounds left (none left: every setting is kept). The
-rounds are also bounded by ``objective.confirm`` (80) and the time by ``objective.confirm.time`` and by what is
-left of ``budget.wall_time``: the search stops early enough to leave the first look's runs (``confirmation_reserve``).
+once; runners-up are left out first so that the candidates left get 6 rounds (three looks; the search's best
+alone gets what the runs allow: ``_confirm.run_plan``), and the ablation takes what the rounds left (none left:
+every setting is kept). The rounds are also bounded by ``objective.confirm`` (80) and the time by
+``objective.confirm.time`` and by what is left of ``budget.wall_time``: the search stops early enough to leave the
+first look's runs (``confirmation_reserve``).
 
 Fewer rounds do not change the error rate or the interval's coverage (the looks' error spending holds for any
 last round, ``_confirm``): they lower the power, which is why the smallest gain the budget can show is printed

@@ -86,7 +86,7 @@ class CampaignLoop(LoopSteps):
             finished = stopped in ("trials", "wall_time") or (stopped == "exhausted" and c.sampler.get("name") != "grid")
             if finished and c.objective.cost is not None:  # a trade-off: no single winner to confirm
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
-                         "the Pareto front, see docs/DESIGN.md)")
+                         "the Pareto front, see docs/guide/cost.md)")
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
                 left = None if c.budget.wall_time is None else c.budget.wall_time - (time.monotonic() - self._started)
                 confirm_campaign(self.rt, study, c.objective.confirm, self.say, left)  # one worker of a shared campaign

@@ -12,14 +12,14 @@ from autotune.campaign.file import Campaign
 from autotune.campaign.study import best_trial, value_of
 from autotune.campaign.trial import TrialOutcome
 from autotune.measure import verdict_brief
-from autotune.tracking import TrialRecord
+from autotune.tracking import TrackedTrial
 
 
 def _json(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n"
 
 
-def trial_record(c: Campaign, o: TrialOutcome, cost: dict[str, float] | None = None) -> TrialRecord:
+def trial_record(c: Campaign, o: TrialOutcome, cost: dict[str, float] | None = None) -> TrackedTrial:
     """The MLflow record of a finished trial (with ``objective.cost``: its cost figures as metrics too)."""
     arts = {"command.txt": o.command + "\n", "hints.json": _json(o.hints)}
     if o.hints_in_effect:
@@ -28,7 +28,7 @@ def trial_record(c: Campaign, o: TrialOutcome, cost: dict[str, float] | None = N
         arts["stderr_tail.txt"] = o.stderr_tail
     arts["runs.json"] = _json(o.run_info)
     extra = {k: float(cost[k]) for k in ("cost", "node_hours", "bb_node_hours", "seconds")} if cost else {}
-    return TrialRecord(
+    return TrackedTrial(
         number=o.number, state="COMPLETE" if o.ok else "FAIL", config=o.config, value=o.value,
         repetitions=o.repetitions, metric=c.objective.metric, is_default=o.is_default, hints=o.hints,
         hints_in_effect=o.hints_in_effect, hints_not_in_effect=o.hints_not_in_effect, artifacts=arts,

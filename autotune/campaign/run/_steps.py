@@ -124,7 +124,8 @@ class LoopSteps:
         for b in thumbs:
             if b.config != rt.baseline:  # the app's own settings already run
                 put(b.config, rule_of_thumb=b.name)
-        for config in initial_configs(self.c, rt.space, study, self.say):  # warm start, model-informed start
+        anchors = [b.config for b in thumbs] + ([rt.baseline] if rt.baseline is not None else [])
+        for config in initial_configs(self.c, rt.space, study, self.say, anchors):  # warm start, model's start
             if config not in [b.config for b in thumbs]:
                 put(config, initial=True)
 

@@ -8,12 +8,16 @@ the system's default and over the rule of thumb (stripe over as many OSTs as nod
 ALCF Theta I/O talk "don't exceed node count with stripe count", "don't go to full 56"), and how far the fit
 can be trusted: its error on trials held out of the fit at the fitted scale (k-fold). That error says nothing
 of the extrapolation to N nodes, which no measurement here covers.
+
+Settings the fitted model predicts within its own held-out error of the best (at most ``MAX_BAND``) are not told
+apart by it: of those, the advice is the one closest to the system's default (fewest parameters changed, then the
+smallest change), so a flat stretch of the curve is not resolved by noise toward the widest setting.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,8 @@ from autotune.tiers import LUSTRE
 
 FOLDS = 5
 FOLD_EVALS = 60   # least-squares evaluations per held-out fit: the fold's error, not a polished fit
+MAX_BAND = 0.10   # settings within min(held-out median error, this) of the predicted best count as ties
+CANDIDATES = 64   # the model's best settings considered for the tie-break
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class Advice:
     values: dict[str, float | None]        # predicted metric: best, default, rule of thumb
     rule: dict[str, Any]
     heldout: list[float]                   # |log(predicted / measured)| of each held-out trial
+    top: dict[str, Any] | None = None      # the model's single best setting, when the advice is a tie-break
+    band: float = 0.0                      # relative spread treated as a tie
 
     @property
     def heldout_factor(self) -> float | None:
@@ -73,6 +81,11 @@ class Advice:
             lines.append(f"  {label:<15} {shown}{gain}")
             if cfg:
                 lines.extend(f"      {k} = {v2}" for k, v2 in sorted(cfg.items()))
+            if key == "best" and self.top is not None and self.top != self.best:
+                lines.append(f"      (closest to the default of the settings predicted within {self.band:.0%} of the"
+                             f" best, the model's held-out error; its top: "
+                             + ", ".join(f"{k} = {v2}" for k, v2 in sorted(self.top.items())
+                                         if self.best.get(k) != v2) + ")")
         f = self.heldout_factor
         lines.append("  trust: " + (f"held-out error at {fitted.nodes} node(s): median x{f:.2f}, worst "
                                     f"x{math.exp(max(self.heldout)):.2f} over {len(self.heldout)} trial(s) "
@@ -128,11 +141,42 @@ def advise(paths: Sequence[str | Path], nodes: int, storage: str | None = None,
     space = camp.space.bind(camp.system, camp.fs, pattern)
     metric, maximize = camp.objective.metric, camp.objective.maximize
     c = site.fit.constants
-    ranked = model_ranked(space, metric, maximize, top=1, constants=c)
+    ranked = model_ranked(space, metric, maximize, top=CANDIDATES, constants=c)
     if not ranked:
         raise ConfigError(f"model advise: the model cannot predict {metric!r} for {camp.name} at {nodes} node(s)")
-    best, rule = ranked[0], rule_of_thumb(space)
+    held = heldout_errors(site)
+    band = min(MAX_BAND, math.exp(sorted(held)[len(held) // 2]) - 1.0) if held else 0.0
+    default = space.default_config()
+    best = tie_break(ranked, [model_metric(space, cfg, metric, c) for cfg in ranked], default, maximize, band)
+    rule = rule_of_thumb(space)
     values = {"best": model_metric(space, best, metric, c),
-              "default": model_metric(space, space.default_config(), metric, c),
+              "default": model_metric(space, default, metric, c),
               "rule": model_metric(space, rule, metric, c)}
-    return Advice(site, nodes, pattern, metric, maximize, best, values, rule, heldout_errors(site))
+    return Advice(site, nodes, pattern, metric, maximize, best, values, rule, held, ranked[0], band)
+
+
+def distance(cfg: Mapping[str, Any], default: Mapping[str, Any]) -> tuple[int, float]:
+    """How far ``cfg`` is from ``default``: parameters changed, then the summed |log ratio| of numeric ones."""
+    changed, spread = 0, 0.0
+    for k, v in cfg.items():
+        d = default.get(k)
+        if v == d:
+            continue
+        changed += 1
+        if isinstance(v, (int, float)) and isinstance(d, (int, float)) and v > 0 and d > 0:
+            spread += abs(math.log(v / d))
+        else:
+            spread += 1.0
+    return changed, spread
+
+
+def tie_break(ranked: Sequence[Mapping[str, Any]], values: Sequence[float | None], default: Mapping[str, Any],
+              maximize: bool, band: float) -> dict[str, Any]:
+    """Of the ``ranked`` settings predicted within ``band`` (relative) of the first, the closest to ``default``."""
+    top = values[0]
+    if top is None or band <= 0:
+        return dict(ranked[0])
+    near: list[Mapping[str, Any]] = [cfg for cfg, v in zip(ranked, values, strict=True) if v is not None
+                                     and (v >= top * (1 - band) if maximize else v <= top * (1 + band))]
+    chosen: Mapping[str, Any] = min(near, key=lambda cfg: distance(cfg, default))
+    return dict(chosen)

@@ -30,7 +30,7 @@ from autotune._safefile import check_no_links, make_dirs, write_file
 from autotune.campaign.file import Campaign, check_study_name
 from autotune.campaign.study._study import interrupt, ran_trials
 from autotune.errors import AutotuneError, ConfigError
-from autotune.tracking import TrialRecord
+from autotune.tracking import TrackedTrial
 
 RESERVE_NAME = ".autotune-reserve"
 STARTED_NAME = ".autotune-started"
@@ -222,7 +222,7 @@ def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
         if t.number in logged:
             continue
         a = trialrecord.read(t)
-        tracker.log_trial(TrialRecord(
+        tracker.log_trial(TrackedTrial(
             number=t.number, state="COMPLETE" if t.state == TrialState.COMPLETE else "FAIL", config=rt.config_of(t),
             value=t.values[0] if t.values else None, repetitions=list(a.repetitions), metric=rt.campaign.objective.metric,
             is_default=a.is_default, hints=dict(a.hints), hints_in_effect=dict(a.hints_in_effect),

@@ -41,7 +41,7 @@ class Runtime:
     def build(cls, c: Campaign, launcher: BaseLauncher | None = None) -> Runtime:
         if launcher is None:
             opts = {k: v for k, v in c.launcher.items() if k != "name"}
-            launcher = get_launcher(str(c.launcher["name"]))(opts, where="launcher")
+            launcher = get_launcher(str(c.launcher["name"]), opts, "launcher")
         io = launch_io(c.launcher, c.app)
         blocked = unreachable(c.app, c.space, c.system.mpi_flavour, io) if launcher.runs_command else {}
         spec = c.space.customise(exclude=sorted(blocked)) if blocked else c.space
@@ -59,7 +59,7 @@ class Runtime:
             blind.setdefault(why, []).append(name)
         space.notices.extend(f"{', '.join(names)}: {why}: searched without the model's prior"
                              for why, names in blind.items())
-        extractor = get_extractor(c.metric, "app.metric")
+        extractor = get_extractor(str(c.metric.get("extractor", "json")), c.metric, "app.metric")
         extractor.expected_kind = c.objective.kind
         return cls(c, space, launcher, extractor, baseline_config(space, c.baseline), io or "ompio")
 

@@ -15,14 +15,14 @@ from autotune.measure import (
     PrintedHints,
     add_mpiio_stats,
     aggregate,
+    effect_of_run,
+    ineffective_hints,
     judge_printed,
     metric_problem,
     not_in_effect,
     spread,
     strip_hints_display,
     took_effect,
-    verify_hints,
-    verify_run,
 )
 from autotune.optimize import RepetitionPolicy
 from autotune.space import Config
@@ -173,9 +173,9 @@ def what_took_effect(req: RunRequest, res: RunResult, m: Measurement,
     a kernel's own record, else the hints a command's MPI printed (trial and ``check`` alike)."""
     printed = judge_printed(res.stdout + "\n" + res.stderr) if req.app.command else PrintedHints()
     in_effect = m.hints_in_effect or printed.hints
-    verification = verify_run(req.settings.info, req.settings.mca, req.system.mpi_flavour,
-                              m.record if req.app.kernel is not None else None, printed, io_default=io)
+    verification = effect_of_run(req.settings.info, req.settings.mca, req.system.mpi_flavour,
+                                 m.record if req.app.kernel is not None else None, printed, io_default=io)
     # a command's printed hints are judged in ``verification`` (on the widest open); a kernel reports its own
-    mismatches = m.hints_not_in_effect or (verify_hints(req.settings.info, in_effect)
+    mismatches = m.hints_not_in_effect or (ineffective_hints(req.settings.info, in_effect)
                                            if m.hints_in_effect and req.system.mpi_flavour != "openmpi" else {})
     return in_effect, {**not_in_effect(verification), **mismatches}, verification

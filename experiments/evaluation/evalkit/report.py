@@ -62,10 +62,10 @@ def targets(med: dict[tuple[str, str], dict[str, Any]], scenarios: list[str], ov
     return res
 
 
-def _fmt(v: Any, pct: bool = False, budget: int | None = None) -> str:
+def _fmt(v: Any, as_percent: bool = False, budget: int | None = None) -> str:
     if v is None:
         return "—"
-    if pct:
+    if as_percent:
         return f"{100 * v:.1f}%"
     if budget is not None and isinstance(v, float) and v >= budget + 1:
         return f">{budget}"
@@ -138,8 +138,8 @@ def summary_table(data: dict[str, Any]) -> list[str]:
         cells = []
         for m in cols:
             r = med.get((sc, m))
-            pct = ["—" if not r or r[k] is None else f"{100 * r[k]:.0f}" for k in ("regret@5", "regret@20")]
-            cells.append("—" if not r else f"{pct[0]}/{pct[1]}/{_fmt(r['trials_to_95'], budget=budget)}")
+            regrets = ["—" if not r or r[k] is None else f"{100 * r[k]:.0f}" for k in ("regret@5", "regret@20")]
+            cells.append("—" if not r else f"{regrets[0]}/{regrets[1]}/{_fmt(r['trials_to_95'], budget=budget)}")
         out.append(f"| {sc}{' (held out)' if t.get('held_out') else ''} | " + " | ".join(cells) + " |")
     return out
 

@@ -13,7 +13,7 @@ import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign
 from autotune.campaign.confirm import _recommend
-from autotune.campaign.confirm._confirm import confirm, run_plan
+from autotune.campaign.confirm._confirm import ablation_reserve, confirm, extra_rounds, run_plan
 from autotune.campaign.confirm._confirmbudget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
 from autotune.errors import ConfigError
 from tests.campaign.confirm.test_confirm import DEFAULT, Bench
@@ -37,7 +37,7 @@ def _campaign(tmp_path: Path, **over: Any) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("runs", "expected"), [(36, (3, 9)), (12, (3, 3)), (11, (2, 3)), (6, (1, 3)), (3, (1, 1)),
+@pytest.mark.parametrize(("runs", "expected"), [(36, (3, 9)), (12, (1, 6)), (11, (1, 5)), (6, (1, 3)), (3, (1, 1)),
                                                 (400, (3, 80))])
 def test_a_budget_of_runs_keeps_fewer_candidates_before_fewer_rounds(runs: int, expected: tuple[int, int]) -> None:
     assert run_plan(runs, 3, 80) == expected
@@ -125,3 +125,48 @@ def test_a_confirmation_budget_of_runs_is_checked() -> None:
     assert confirm_budget({"runs": "search"}, 80, 0.05)[3] is None
     with pytest.raises(ConfigError, match="objective.confirm.runs: 3 is not 'search'"):
         confirm_budget({"runs": 3}, 80, 0.05)
+
+
+def _rule_case() -> tuple[Any, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    def truth(c: dict[str, Any]) -> float:  # the winner 3.45x the default and 15% over the rule of thumb
+        return 100.0 * {4: 3.45, 2: 3.0}.get(c["mpiio.cb_nodes"], 1.0)
+
+    return truth, {**DEFAULT, "mpiio.cb_nodes": 4}, {**DEFAULT, "mpiio.romio_cb_write": "disable"}, \
+        {**DEFAULT, "mpiio.cb_nodes": 2}
+
+
+def test_once_the_default_s_question_is_settled_the_runs_left_go_to_the_winner_against_the_rule() -> None:
+    truth, winner, other, rule = _rule_case()
+    assert run_plan(24, 2, 80, lambda k: 1) == (2, 6)  # planned: 6 rounds of the default, 2 candidates and the rule
+    bench = Bench(truth, jitter=0.08)
+    conf = confirm(DEFAULT, [(7, winner), (8, other)], 80, bench, maximize=True, rule=(2, rule, "two"), max_runs=24)
+    runs = {k: sum(1 for c, _ in bench.calls if c == cfg) for k, cfg in
+            (("winner", winner), ("other", other), ("rule", rule), ("default", DEFAULT))}
+    assert conf.runs == len(bench.calls) <= 24
+    assert conf.rounds > 6 and runs["winner"] == runs["rule"] == conf.rounds  # more rounds than planned ...
+    assert runs["default"] == runs["other"] < 6  # ... paid by the default and the runner-up leaving the rounds
+    assert conf.proven and not conf.recommends_rule and conf.over_rule is not None and conf.over_rule["bound"] > 0
+
+
+def test_an_undecided_confirmation_measures_every_candidate_that_may_still_matter() -> None:
+    def truth(c: dict[str, Any]) -> float:  # 6% and 5% over the default and the rule: not shown in 6 rounds
+        return 100.0 * {4: 1.06}.get(c["mpiio.cb_nodes"], 1.0) * (1.05 if c["mpiio.romio_cb_write"] == "disable" else 1)
+
+    _, winner, other, rule = _rule_case()
+    bench = Bench(truth, jitter=0.1)
+    conf = confirm(DEFAULT, [(7, winner), (8, other)], 6, bench, maximize=True, rule=(2, rule, "two"))
+    assert conf.decision == "undecided"
+    assert all(sum(1 for c, _ in bench.calls if c == cfg) == 6 for cfg in (winner, other, rule, DEFAULT))
+
+
+def test_the_ablation_keeps_its_shortest_run_when_the_rounds_go_on() -> None:
+    two = {**DEFAULT, "mpiio.cb_nodes": 4, "mpiio.romio_ds_write": "enable"}
+    assert ablation_reserve(two, DEFAULT, ("write",)) == 9  # 3 rounds of the winner and of each setting reset
+    assert ablation_reserve({**DEFAULT, "mpiio.cb_nodes": 4}, DEFAULT, ("write",)) == 0  # one setting: no ablation
+    assert extra_rounds(20, 2, 80, 9) == 5 and extra_rounds(20, 2, 3) == 3 and extra_rounds(5, 2, 80, 9) == 0
+
+
+def test_a_runner_up_is_kept_only_while_every_candidate_gets_three_looks() -> None:
+    assert run_plan(24, 3, 80) == (3, 6) and run_plan(23, 3, 80) == (2, 7)  # 6 rounds of four; else 7 of three
+    assert run_plan(15, 3, 80, lambda k: 1) == (1, 5)  # with the rule beside them: the search's best alone
+    assert run_plan(12, 3, 3) == (3, 3)  # the user's 3 rounds: each candidate gets them all

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from autotune.campaign import advise
-from autotune.campaign.study._advise import at_nodes, heldout_errors
+from autotune.campaign.study._advise import at_nodes, heldout_errors, tie_break
 from autotune.campaign.study._modelfit import SiteFit
 from autotune.errors import ConfigError
 from autotune.model import FIT_NAMES, MeasuredRun, constants_for, fit_constants, predict
@@ -69,3 +69,14 @@ def test_advise_cli_prints_the_best_settings_at_n_nodes_with_gains_and_trust(tmp
     assert advice.values["best"] is not None and advice.values["default"] is not None
     assert advice.gain("default") is not None and advice.gain("default") >= 1.0
     assert advice.heldout_factor is not None and "held-out error at 16 node(s)" in proc.stdout
+
+
+def test_settings_the_model_cannot_tell_apart_resolve_to_the_closest_to_the_default() -> None:
+    """Within the fit's held-out error of the predicted best, the advice changes the default least."""
+    ranked = [{"lustre.stripe_count": 16}, {"lustre.stripe_count": 8}, {"lustre.stripe_count": 4},
+              {"lustre.stripe_count": 1}]
+    values = [6138.0, 6014.0, 5843.0, 1811.0]
+    default = {"lustre.stripe_count": 1}
+    assert tie_break(ranked, values, default, True, 0.06) == {"lustre.stripe_count": 4}
+    assert tie_break(ranked, values, default, True, 0.0) == {"lustre.stripe_count": 16}
+    assert tie_break(ranked, [1.0, 1.05, 3.0, 9.0], default, False, 0.06) == {"lustre.stripe_count": 8}

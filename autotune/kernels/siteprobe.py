@@ -1,6 +1,6 @@
 """The MPI side of ``autotune site profile``'s probe: one measurement, its value printed by rank 0.
 
-    mpiexec -n N python -m mpi4py -m autotune.kernels.probe REPS {barrier|alltoall|p2p}
+    mpiexec -n N python -m mpi4py -m autotune.kernels.siteprobe REPS {barrier|alltoall|p2p}
 
 - ``barrier``: seconds of one MPI_Barrier (20 in a row, slowest rank);
 - ``alltoall``: seconds of one MPI_Alltoall of 8 bytes per rank pair (what a two-phase call exchanges first:
@@ -54,19 +54,19 @@ def measure(reps: int, what: str, best: bool = True) -> float:
     if what == "p2p":
         peer = COMM.rank ^ 1
         if peer >= COMM.size:
-            raise SystemExit("autotune.kernels.probe: p2p needs an even number of ranks")
+            raise SystemExit("autotune.kernels.siteprobe: p2p needs an even number of ranks")
         sbuf, rbuf = np.ones(MESSAGE, np.uint8), np.empty(MESSAGE, np.uint8)
 
         def exchange(_: int) -> None:
             for _ in range(4):
                 COMM.Sendrecv(sbuf, peer, recvbuf=rbuf, source=peer)
         return 4 * MESSAGE / timed(exchange, reps, best)
-    raise SystemExit(f"autotune.kernels.probe: {what!r} is not one of {', '.join(WHAT)}")
+    raise SystemExit(f"autotune.kernels.siteprobe: {what!r} is not one of {', '.join(WHAT)}")
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or not argv[0].isdigit() or int(argv[0]) < 1:
-        raise SystemExit(f"usage: autotune.kernels.probe REPS {{{'|'.join(WHAT)}}} (got {' '.join(argv)!r})")
+        raise SystemExit(f"usage: autotune.kernels.siteprobe REPS {{{'|'.join(WHAT)}}} (got {' '.join(argv)!r})")
     value = measure(int(argv[0]), argv[1])
     if COMM.rank == 0:
         print(f"{value:.6g}", flush=True)

@@ -62,7 +62,7 @@ def predict(pattern: IOPattern, system: SystemProfile, filesystem: str | None = 
     phases = []
     for op in pattern.phases:
         terms, limits = _phase(pattern, r, c, fs, op, system.cores_per_node)
-        if op == "write" and r.cb_probe:
+        if op == "write" and r.cb_fallback:
             calls = calls_of(pattern)[0]
             terms.append(Term("collective sync", "collective sync",
                               calls * collective_op(pattern, c, system.cores_per_node),

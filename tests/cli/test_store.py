@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from autotune.cli import _store as cli_store
 from autotune.cli import main
-from autotune.cli._store import _socket_path
 from autotune.errors import ConfigError
-from autotune.testing._misbehave import write_campaign
+from autotune.service import DEFAULT_PORT, socket_path
+from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'
 NOBODY = 65534
@@ -27,11 +28,15 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
+def test_the_help_names_the_port_the_service_uses() -> None:
+    assert cli_store.DEFAULT_PORT == DEFAULT_PORT  # the parser's help cannot import the service (Optuna)
+
+
 def test_the_default_socket_is_in_a_private_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
     old = os.umask(0)
     try:
-        path, who = _socket_path(None, "sqlite:///x.db")
+        path, who = socket_path(None, "sqlite:///x.db")
     finally:
         os.umask(old)
     assert _mode(path.parent) == 0o700 and "you only" in who and path.name.endswith(":0")
@@ -41,10 +46,10 @@ def test_a_group_directory_shares_with_the_group_only(tmp_path: Path) -> None:
     d = tmp_path / "grp"
     d.mkdir()
     d.chmod(0o750)
-    _, who = _socket_path(str(d), "sqlite:///x.db")
+    _, who = socket_path(str(d), "sqlite:///x.db")
     assert "group" in who and "0750" in who
     d.chmod(0o755)
-    assert "every local user" in _socket_path(str(d), "sqlite:///x.db")[1]
+    assert "every local user" in socket_path(str(d), "sqlite:///x.db")[1]
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o773])
@@ -53,7 +58,7 @@ def test_a_directory_anyone_can_write_is_refused(tmp_path: Path, mode: int) -> N
     d.mkdir()
     d.chmod(mode)
     with pytest.raises(ConfigError, match="writable by everyone"):
-        _socket_path(str(d), "sqlite:///x.db")
+        socket_path(str(d), "sqlite:///x.db")
 
 
 def test_socket_dir_and_tcp_are_not_both(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +90,7 @@ def test_the_owner_asks_through_the_socket_and_another_user_cannot_connect(tmp_p
         while not (sock.is_socket() and _mode(sock) == 0o600) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _mode(sock) == 0o600 and _mode(sock.parent) == 0o700
-        campaign = write_campaign(tmp_path, APP)
+        campaign = script_campaign(tmp_path, APP)
         asked = subprocess.run([sys.executable, "-m", "autotune.cli", "ask", str(campaign), "--storage", url[1],
                                 "--timeout", "300s"], capture_output=True, text=True, env=env, timeout=300)
         assert asked.returncode == 0 and "AUTOTUNE_CONFIG_SOURCE=default" in asked.stdout, asked.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autotune.testing._net import descendants, is_loopback, listeners
+from autotune.testing import descendants, is_loopback, listeners
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 RAY = Path(sys.executable).with_name("ray")

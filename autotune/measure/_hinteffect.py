@@ -61,7 +61,7 @@ def _check_cb_nodes(requested: str, in_effect: Mapping[str, str]) -> dict[str, A
     return {"requested": requested, "in_effect": str(actual), "why": why}
 
 
-def verify_hints(requested: Mapping[str, str], in_effect: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def ineffective_hints(requested: Mapping[str, str], in_effect: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     """Requested hints whose value did not take effect: ``{key: {"requested", "in_effect", "why"}}``.
 
     ``in_effect`` is what ``MPI.File.Get_info()`` returned. ``cb_nodes`` is checked against the

@@ -1,4 +1,4 @@
-"""Helpers of the robustness probe: run the CLI in-process and check the outcome is clean."""
+"""Helpers of the robustness tests: run the CLI in-process and check the outcome is clean."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def assert_clean(o: Outcome, *, expect: str | None = None) -> None:
         assert o.rc == 2 and expect in o.err, (o.rc, o.err)
 
 
-def model_campaign(workdir: Path, **over: Any) -> dict[str, Any]:
+def model_campaign_data(workdir: Path, **over: Any) -> dict[str, Any]:
     """A campaign on the performance model (no process is run): fast enough to fuzz."""
     data: dict[str, Any] = {
         "name": "probe", "system": "theta", "target": {"filesystem": "projects"},
@@ -63,7 +63,7 @@ def model_campaign(workdir: Path, **over: Any) -> dict[str, Any]:
     return data
 
 
-def write_campaign(path: Path, data: Any) -> Path:
+def write_campaign_yaml(path: Path, data: Any) -> Path:
     path.write_text(yaml.safe_dump(data, sort_keys=False) if not isinstance(data, str) else data)
     return path
 

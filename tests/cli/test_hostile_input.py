@@ -13,8 +13,7 @@ from typing import Any
 import optuna
 import pytest
 
-from autotune.testing import production_campaign
-from autotune.testing._probe import assert_clean, model_campaign, run_cli, write_campaign
+from autotune.testing import assert_clean, model_campaign_data, production_campaign, run_cli, write_campaign_yaml
 
 
 @pytest.mark.parametrize(("argv", "fragment"), [
@@ -25,7 +24,7 @@ from autotune.testing._probe import assert_clean, model_campaign, run_cli, write
     (["--notify", "no-such-program-xyz --flag"], "--notify: 'no-such-program-xyz' is not an executable program"),
 ])
 def test_a_bad_tune_flag_is_refused_before_anything_runs(tmp_path: Path, argv: list[str], fragment: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     assert_clean(run_cli("tune", str(path), *argv), expect=fragment)
     assert not (tmp_path / "w").exists()
 
@@ -38,7 +37,7 @@ def test_a_bad_tune_flag_is_refused_before_anything_runs(tmp_path: Path, argv: l
 ])
 @pytest.mark.parametrize("command", ["space", "tune"])
 def test_a_bad_campaign_value_is_named(tmp_path: Path, key: str, value: Any, fragment: str, command: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w", **{key: value}))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w", **{key: value}))
     assert_clean(run_cli(command, str(path)), expect=fragment)
     assert not (tmp_path / "w").exists()
 
@@ -46,7 +45,7 @@ def test_a_bad_campaign_value_is_named(tmp_path: Path, key: str, value: Any, fra
 @pytest.mark.parametrize("command", ["compare", "report"])
 def test_a_report_path_that_is_a_file_is_refused_first(tmp_path: Path, command: str) -> None:
     (tmp_path / "taken").write_text("x")
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     o = run_cli(command, str(path), "--report", str(tmp_path / "taken"))
     assert_clean(o, expect=f"--report: '{tmp_path / 'taken'}' exists and is not a directory")
     assert not (tmp_path / "w").exists()  # no campaign ran
@@ -54,7 +53,7 @@ def test_a_report_path_that_is_a_file_is_refused_first(tmp_path: Path, command: 
 
 @pytest.mark.parametrize("files", ["", ",", ",,", "a,,b", "a, "])
 def test_export_files_with_an_empty_pattern_is_refused(tmp_path: Path, files: str) -> None:
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     assert run_cli("tune", str(path)).rc == 0
     assert_clean(run_cli("export", str(path), "--format", "mpich", "--files", files), expect="has an empty pattern")
     assert run_cli("export", str(path), "--format", "mpich", "--files", "*.h5,ckpt*").rc == 0
@@ -127,7 +126,7 @@ def test_tell_output_is_a_file_or_a_pipe_not_a_device(tmp_path: Path) -> None:
 
 def test_model_fit_without_a_store_creates_none(tmp_path: Path) -> None:
     (tmp_path / "w").mkdir()
-    path = write_campaign(tmp_path / "c.yaml", model_campaign(tmp_path / "w"))
+    path = write_campaign_yaml(tmp_path / "c.yaml", model_campaign_data(tmp_path / "w"))
     assert_clean(run_cli("model", "fit", str(path)), expect="optuna.db' not found")
     assert list((tmp_path / "w").iterdir()) == []
     assert_clean(run_cli("model", "fit", str(path), "--storage", "sqlite:"), expect="--storage: 'sqlite:'")

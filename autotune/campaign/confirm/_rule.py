@@ -1,0 +1,78 @@
+"""The best rule of thumb in the confirmation: its gain over the default, the winner's over it, and whether the
+user's choice between them is still open.
+
+The best rule of thumb the campaign ran (``autotune.space.rules_of_thumb``: what a user would try first) is
+measured in the same rounds, as a comparator: it takes no part in the decision over the default (whose error
+and intervals stay as above), but the winner's margin over it is estimated from the same pairs, with the interval
+at the winner's share of the error. A winner whose one-sided lower bound over the rule does not clear zero is not
+shown better than what the user would have done anyway: the rule is recommended instead (its settings as its
+source gives them, without ablation), and the summary says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from autotune.measure import ALPHA, block_differences, differences, margin, trimmed
+from autotune.space import Config
+
+
+@dataclass
+class RuleComparison:
+    """The best rule of thumb in the confirmation: its gain over the default and the winner's over it."""
+
+    index: int  # its entry
+    rule: dict[str, Any]  # {name, label, trial, margin, low, high}: the rule over the default
+    over_rule: dict[str, Any] | None  # {margin, low, high, bound}: the winner over the rule (None: it is the rule)
+    gives_way: bool  # the winner is not shown better than the rule
+
+
+def against_rule(entries: list[tuple[str, int, Config, bool]], vals: list[list[float | None]],
+                 hs: list[list[list[float]]], rule_i: int, name: str, winner_i: int, maximize: bool, aggregate: str,
+                 spent: tuple[float, float]) -> RuleComparison:
+    """The rule of thumb (entry ``rule_i``) over the default, and the winner (entry ``winner_i``; 0: the default)
+    over the rule, from the same interleaved rounds and pooled history, at the error the winner's last look spent
+    (``spent``: two-sided, one-sided), so that they read like the winner's interval over the default."""
+    alpha, one_sided = spent
+
+    def compare(i: int, j: int) -> dict[str, Any]:
+        est = trimmed(differences(vals[i], vals[j], maximize) + block_differences(hs[i], hs[j], maximize, aggregate))
+        if est is None:
+            return {"margin": 0.0, "low": -1.0, "high": float("inf"), "bound": None}
+        if alpha <= 0:
+            return {"margin": margin(est.log, maximize), "low": -1.0, "high": float("inf"), "bound": None}
+        lo, hi = est.interval(alpha)
+        return {"margin": margin(est.log, maximize), "low": margin(lo, maximize), "high": margin(hi, maximize),
+                "bound": margin(est.interval(2 * one_sided)[0], maximize)}
+
+    rule = {"name": name, "label": entries[rule_i][0], "trial": entries[rule_i][1],
+            **({"margin": 0.0, "low": 0.0, "high": 0.0} if rule_i == 0 else
+               {k: v for k, v in compare(rule_i, 0).items() if k != "bound"})}
+    if winner_i == rule_i:
+        return RuleComparison(rule_i, rule, None, False)
+    over = compare(winner_i, rule_i)  # a rule that could not be measured (every run failed) is never recommended
+    return RuleComparison(rule_i, rule, over, winner_i != 0 and over["bound"] is not None and over["bound"] <= 0)
+
+
+def rule_open(vals: list[list[float | None]], hs: list[list[list[float]]], winner_i: int, rule_i: int | None,
+              maximize: bool, aggregate: str, spent: tuple[float, float], matters: float) -> bool:
+    """Whether the winner (entry ``winner_i``; 0: none yet) is neither shown better than the rule of thumb (entry
+    ``rule_i``) nor shown within ``matters`` of it: the user's choice between them is still open, so a confirmation
+    that has shown the winner over the default measures on. "Better" is judged at the error the winner's look
+    spent; "within ``matters``" at the plain 95% level at every look: stopping there only hands the
+    recommendation to the rule (the outcome without evidence), so it spends no error (a non-binding futility
+    bound: Jennison and Turnbull 2000, Group Sequential Methods with Applications to Clinical Trials)."""
+    if rule_i is None or winner_i in (0, rule_i):
+        return False
+    est = trimmed(differences(vals[winner_i], vals[rule_i], maximize)
+                  + block_differences(hs[winner_i], hs[rule_i], maximize, aggregate))
+    if est is None or spent[0] <= 0:
+        return False
+    return est.interval(2 * spent[1])[0] <= 0 and est.interval(ALPHA)[1] >= log_margin(matters, maximize)
+
+
+def log_margin(gain: float, maximize: bool) -> float:
+    """The log-ratio of a margin (the inverse of ``autotune.measure.margin``)."""
+    return math.log1p(gain) if maximize else -math.log1p(-gain)
