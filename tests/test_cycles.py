@@ -1,6 +1,6 @@
-"""No import circles in the package: every module's imports (at the top of the file or inside a function, not
-those under ``if TYPE_CHECKING:``, which never run) form a graph without a cycle, so each module can be read and
-imported after the ones below it. Checked by AST over the whole tree, and the checker on a planted circle."""
+"""No import circles in the package: every module's imports (at the top of the file, inside a function, and
+under ``if TYPE_CHECKING:``, which import-linter counts too) form a graph without a cycle, so each module can be
+read and imported after the ones below it. Checked by AST over the whole tree, and the checker on planted circles."""
 
 from __future__ import annotations
 
@@ -16,21 +16,11 @@ def _module(root: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imported(tree: ast.AST, modules: set[str], here: str) -> set[str]:
-    """The package's modules ``tree`` imports at run time (``from a import b``: ``a.b`` if it is a module)."""
+    """The package's modules ``tree`` imports anywhere (``from a import b``: ``a.b`` if it is a module)."""
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -99,4 +89,8 @@ def test_a_planted_circle_is_caught(tmp_path: Path) -> None:
     (space / "_typed.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
                                      "    from autotune.space._one import A\n")
     (space / "_three.py").write_text("from autotune.space._typed import TYPE_CHECKING\n")
-    assert circles(import_graph(tmp_path)) == [["autotune.space._one", "autotune.space._two"]]
+    (space / "_four.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                    "    from autotune.space._five import C\n")
+    (space / "_five.py").write_text("from autotune.space._four import TYPE_CHECKING\n\nC = 3\n")
+    assert circles(import_graph(tmp_path)) == [["autotune.space._five", "autotune.space._four"],
+                                               ["autotune.space._one", "autotune.space._two"]]

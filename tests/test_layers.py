@@ -32,23 +32,26 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(tmp_path: Path) -> None:
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "autotune" / "space" / "_upward.py").write_text("from autotune.campaign import Campaign\n")
     (tmp_path / "autotune" / "model" / "_mpi.py").write_text("def f() -> None:\n    from mpi4py import MPI\n")
+    (tmp_path / "autotune" / "campaign" / "study" / "_upward.py").write_text("from autotune.campaign.trial import Runtime\n")
     proc = _lint(tmp_path)
     assert proc.returncode != 0
     assert "autotune.space._upward -> autotune.campaign" in proc.stdout
+    assert "autotune.campaign.study._upward -> autotune.campaign.trial" in proc.stdout  # campaign's own layers
     assert "autotune.model._mpi -> mpi4py" in proc.stdout
 
 
 def private_imports(root: Path) -> list[str]:
-    """``module -> imported`` for every import (at any depth, absolute or relative) by a module of package A of a
-    ``_private`` module or name of package B (A != B; the top-level ``autotune._x`` modules are the bottom layer's
-    own public modules, and ``autotune.testing`` is a package like the others)."""
+    """``module -> imported`` for every import (at any depth, absolute or relative) of a ``_private`` module or name
+    of package B by a module outside B (the top-level ``autotune._x`` modules are the bottom layer's own public
+    modules, and ``autotune.testing`` is a package like the others). A sub-package is a package of its own:
+    ``campaign/run`` reaches ``campaign/study`` through its face, and ``campaign/__init__`` through both."""
     import ast
 
     found = []
     for path in sorted((root / "autotune").rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        package = parts[1] if len(parts) > 2 else None
+        inside = parts[1:-1]  # the packages the importing module is in (``__init__`` is in its own)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.ImportFrom):
                 if node.level:  # relative: resolved against the importing module's package
@@ -63,9 +66,15 @@ def private_imports(root: Path) -> list[str]:
                 continue
             for imported in names:
                 bits = imported.split(".")
-                if bits[0] != "autotune" or len(bits) < 3 or bits[1] == package:
+                if bits[0] != "autotune" or len(bits) < 3:
                     continue
-                if any(b.startswith("_") and not b.startswith("__") for b in bits[2:]):
+                private = [i for i, b in enumerate(bits) if i >= 2 and b.startswith("_") and not b.startswith("__")]
+                if not private:
+                    continue
+                owner = bits[1:private[0]]  # the package the private module (or a module's private name) is in
+                while owner and not (root / "autotune" / Path(*owner)).is_dir():
+                    owner = owner[:-1]
+                if tuple(owner) != inside[: len(owner)]:
                     found.append(f"{module} -> {imported}")
     return sorted(set(found))
 
@@ -81,13 +90,17 @@ def test_a_private_import_across_packages_is_caught(tmp_path: Path) -> None:
     (tmp_path / "autotune" / "testing" / "_peek.py").write_text("from autotune.launch import _tree\n")
     (tmp_path / "autotune" / "launch" / "_own.py").write_text("from autotune.launch._tree import proc_stat\n")
     (tmp_path / "autotune" / "campaign" / "run" / "_rel.py").write_text("from ..study import _study\n")
+    (tmp_path / "autotune" / "campaign" / "run" / "_own.py").write_text("from autotune.campaign.run._steps import LoopSteps\n")
+    (tmp_path / "autotune" / "campaign" / "_face.py").write_text("from autotune.campaign.file._config import Campaign\n")
     (tmp_path / "autotune" / "report" / "_rel.py").write_text("from ..measure import _bootstrap\n")
     found = private_imports(tmp_path)
     assert "autotune.report._reach -> autotune.campaign.study._study" in found
     assert "autotune.testing._peek -> autotune.launch._tree" in found
     assert "autotune.report._rel -> autotune.measure._bootstrap" in found
-    assert not [f for f in found if f.startswith(("autotune.launch._own", "autotune.campaign.run._rel"))]
-    assert len(found) == 4
+    assert "autotune.campaign.run._rel -> autotune.campaign.study._study" in found  # a sub-package is a package
+    assert "autotune.campaign._face -> autotune.campaign.file._config" in found
+    assert not [f for f in found if f.startswith(("autotune.launch._own", "autotune.campaign.run._own"))]
+    assert len(found) == 7
 
 
 def layered(root: Path) -> set[str]:

@@ -1,47 +1,97 @@
-"""Campaigns, in four parts (one folder each; their modules are private, their public names are these):
+"""Campaigns, in six layers (one sub-package each, dependencies pointing down only: the import-linter contract
+in pyproject.toml; each sub-package's modules are private, its ``__init__`` is its face):
 
-- ``file``: the campaign file, parsed and validated into a ``Campaign`` (values, study names, the cost objective);
+- ``check``: ``autotune check`` (one run of the default), ``tune --dry-run``, the MPI stack;
+- ``run``: the run loop: the steps of a trial, what it tells the study, re-measurement, the launcher's
+  preflight, the end-of-campaign summary;
+- ``confirm``: the confirmation of the recommendation against the default (paired runs, their budget, the
+  claim that one worker confirms);
+- ``trial``: the campaign bound to its target (``Runtime``), one trial and its repetitions, the reach of a
+  configuration, the persistent DataWarp reservation, the baseline configuration;
 - ``study``: the study record: the Optuna study and the stores it lives in, bounded reads, resume, the
-  objectives' values, the end-of-campaign summary, the model fitted to its measured trials;
-- ``run``: the run loop: the campaign bound to its target (``Runtime``), trials and their repetitions,
-  re-measurement, the persistent DataWarp reservation;
-- ``verify``: ``check`` and ``tune --dry-run``, the stack and the launcher's preflight, the baseline, the
-  confirmation of the recommendation.
+  objectives' values, the model fitted to its measured trials;
+- ``file``: the campaign file, parsed and validated into a ``Campaign`` (values, study names, the cost objective).
+
+The names below are the public ones.
 """
 
-from autotune.campaign.file._config import Budget, Campaign, Objective, load_campaign, parse_campaign
-from autotune.campaign.file._cost import CostObjective, CostParts, Point, pareto, rate_value, recommend, within_value
-from autotune.campaign.file._names import check_study_name
-from autotune.campaign.file._values import nonempty_path, storage_url, tracking_uri, workdir_path
-from autotune.campaign.file._values import repeats as repeats_value
-from autotune.campaign.file._values import trials as trials_value
-from autotune.campaign.run._loop import CampaignLoop, LoopResult, run_campaign
-from autotune.campaign.run._reach import unreachable
-from autotune.campaign.run._reservation import reservation_job
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import TrialOutcome, run_trial
-from autotune.campaign.study._advise import Advice, advise, heldout_errors
-from autotune.campaign.study._digest import Counts, best_ran, counts, ran_median, rdb, recent, trials_in
-from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
-from autotune.campaign.study._objectives import points, value_of, worst_values
-from autotune.campaign.study._report import confirmation_lines, fmt_value, hints_text, summary, summary_text
-from autotune.campaign.study._resume import in_space
-from autotune.campaign.study._stores import nothing_left_on_failure, prepare_stores
-from autotune.campaign.study._study import (
-    best_trial,
-    default_trial,
-    implausible_trials,
-    make_storage,
-    open_study,
-    ran_trials,
-    value_flag,
+from autotune.campaign.check import (
+    CheckReport,
+    DryRun,
+    Proposal,
+    StackReport,
+    check_stack,
+    dry_run,
+    dry_run_confirmation_lines,
+    format_check,
+    ignored_hints,
+    parse_config_overrides,
+    proposals,
+    run_check,
+    what_it_gets,
 )
-from autotune.campaign.verify._baseline import baseline_config
-from autotune.campaign.verify._check import CheckReport, format_check, parse_config_overrides, run_check, what_it_gets
-from autotune.campaign.verify._dryrun import DryRun, Proposal, dry_run, dry_run_confirmation_lines, proposals
-from autotune.campaign.verify._preflight import pending_lines, preflight
-from autotune.campaign.verify._recommend import recommended_config, shown_not_in_effect
-from autotune.campaign.verify._stack import StackReport, check_stack, ignored_hints
+from autotune.campaign.confirm import recommended_config, shown_not_in_effect
+from autotune.campaign.file import (
+    Budget,
+    Campaign,
+    CostObjective,
+    CostParts,
+    Objective,
+    Point,
+    check_study_name,
+    load_campaign,
+    nonempty_path,
+    pareto,
+    parse_campaign,
+    rate_value,
+    recommend,
+    storage_url,
+    tracking_uri,
+    within_value,
+    workdir_path,
+)
+from autotune.campaign.file import repeats as repeats_value
+from autotune.campaign.file import trials as trials_value
+from autotune.campaign.run import (
+    CampaignLoop,
+    LoopResult,
+    confirmation_lines,
+    fmt_value,
+    hints_text,
+    pending_lines,
+    preflight,
+    run_campaign,
+    summary,
+    summary_text,
+)
+from autotune.campaign.study import (
+    Advice,
+    Counts,
+    SiteFit,
+    advise,
+    best_ran,
+    best_trial,
+    counts,
+    default_trial,
+    fit_campaigns,
+    heldout_errors,
+    implausible_trials,
+    in_space,
+    make_storage,
+    nothing_left_on_failure,
+    open_study,
+    points,
+    prepare_stores,
+    ran_median,
+    ran_trials,
+    rdb,
+    recent,
+    trials_in,
+    value_flag,
+    value_of,
+    worst_values,
+)
+from autotune.campaign.trial import Runtime, TrialOutcome, baseline_config, reservation_job, run_trial, unreachable
 
 __all__ = [
     "Advice",

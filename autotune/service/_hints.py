@@ -29,7 +29,7 @@ class KnownConfig:
     match: str  # "exact", "same app", or "nearest pattern (distance d)"
     gain: float | None = None  # best / default (>1: better), from the medians of the repetitions
     interval: tuple[float, float] | None = None
-    confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/verify/_recommend.py), if it ran
+    confirmation: dict[str, Any] | None = None  # the study's confirmation (campaign/confirm/_recommend.py), if it ran
     not_in_effect: dict[str, Any] | None = None  # what the recommended configuration's trial showed not in effect
 
     def config(self, rt: Any) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from autotune.space._relevance import (
     not_applied,
     other_component,
 )
-from autotune.space._space import Rule, SearchSpace, default_rules, fixed_value, load_space
+from autotune.space._rule import Rule, default_rules
+from autotune.space._space import SearchSpace, fixed_value, load_space
 from autotune.space._thumb import Baseline, rules_of_thumb
 
 __all__ = [

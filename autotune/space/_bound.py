@@ -5,21 +5,32 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr, UnknownName
-from autotune.space._params import BoundParam
+from autotune.space._params import BoundParam, ParamSpec, Scalar
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
+from autotune.space._rule import Rule
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
 from autotune.tiers import DATAWARP, LUSTRE, RABBIT
 
-if TYPE_CHECKING:
-    from autotune.space._space import Rule, SearchSpace
-
 Config = dict[str, Any]
+
+
+class SpaceSpec(Protocol):
+    """What binding reads of a search space as written (``SearchSpace`` is one; its ``bind`` builds here)."""
+
+    @property
+    def params(self) -> tuple[ParamSpec, ...]: ...
+
+    @property
+    def rules(self) -> tuple[Rule, ...]: ...
+
+    @property
+    def fixed(self) -> Mapping[str, Scalar]: ...
 
 
 def context_env(system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> dict[str, Any]:
@@ -33,7 +44,7 @@ def context_env(system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> di
 class BoundSpace:
     """A search space bound to one target: what is searched, what is fixed, what cannot act and why."""
 
-    spec: SearchSpace
+    spec: SpaceSpec
     system: SystemProfile
     fs: FileSystem
     pattern: IOPattern
@@ -49,7 +60,7 @@ class BoundSpace:
     romio_only: tuple[str, ...] = ROMIO_ONLY_SETTINGS
 
     @classmethod
-    def build(cls, spec: SearchSpace, system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> BoundSpace:
+    def build(cls, spec: SpaceSpec, system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> BoundSpace:
         ctx = context_env(system, fs, pattern)
         active: list[BoundParam] = []
         notices: list[str] = []

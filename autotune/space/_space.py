@@ -13,46 +13,12 @@ from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._bound import BoundSpace
 from autotune.space._catalogue import CATALOGUE, check_choice
-from autotune.space._expr import Expr
 from autotune.space._params import ParamSpec, Scalar
+from autotune.space._rule import Rule, default_rules
 from autotune.systems import FileSystem, SystemProfile
 from autotune.units import parse_size
 
 _SPACE_KEYS = frozenset({"name", "description", "parameters", "rules", "fixed"})
-_RULE_KEYS = frozenset({"name", "rule", "why", "when", "source"})
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A system rule: ``rule`` must hold for every configuration that is run."""
-
-    name: str
-    expr: Expr
-    why: str = ""
-    when: Expr | None = None
-    source: str = ""  # where the system enforces it (a manual, the MPI-IO source), for the docs' rule table
-
-    @classmethod
-    def parse(cls, data: Any, where: str) -> Rule:
-        d = check_keys(data, _RULE_KEYS, where, required=("name", "rule"))
-        when = Expr(str(d["when"]), f"{where}.when") if "when" in d else None
-        return cls(str(d["name"]), Expr(str(d["rule"]), f"{where}.rule"), str(d.get("why", "")), when,
-                   str(d.get("source", "")))
-
-    @property
-    def params(self) -> set[str]:
-        return {n for n in self.expr.names if n in CATALOGUE}
-
-
-def _load_rules(path: Path) -> list[Rule]:
-    data = load_yaml(path, "rules file")
-    d = check_keys(data, {"rules"}, str(path), required=("rules",))
-    return [Rule.parse(r, f"{path.name}.rules[{i}]") for i, r in enumerate(expect(d["rules"], list, str(path), "a list"))]
-
-
-def default_rules() -> list[Rule]:
-    path = find_named("search_spaces", "rules")
-    return _load_rules(path) if path else []
 
 
 def fixed_value(name: str, value: Any, where: str) -> Scalar:

@@ -45,7 +45,7 @@ CAMPAIGNS = HERE / "sweeps" / "campaigns"
 SEARCH = ("random", "tpe", "autotune")
 TARGETS = {5: 0.95, 12: 0.98}  # fraction of the best reached in >= 95% of campaigns, stated before running
 SHARE = 0.95
-CONFIRM_BASE = 2_000_000  # the confirmation's run numbers start here (autotune.campaign.verify)
+CONFIRM_BASE = 2_000_000  # the confirmation's run numbers start here (autotune.campaign.confirm)
 WORKDIR = Path("/tmp/autotune-worth")
 last_records: list[dict[str, Any]] = []  # the last run's records (main), for a caller in the same process
 

@@ -35,7 +35,7 @@ def my_app(tmp_path: Path, checkpoint: Path) -> Path:
     data["app"]["command"] = [str(checkpoint), "{data_dir}/checkpoint.dat", "16384", "64"]
     data["app"]["pattern"]["bytes_per_rank"] = "1MiB"
     data["objective"]["repeats"] = 1
-    data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/test_confirm.py)
+    data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/confirm/test_confirm.py)
     data.update(workdir=str(tmp_path / "work"), tracking={"enabled": False}, budget={"trials": 3, "run_timeout": "60s"})
     path = tmp_path / "my-app.yaml"
     path.write_text(yaml.safe_dump(data))

@@ -22,7 +22,7 @@ def campaign(tmp_path: Path, ranks: int, **over: Any) -> Any:
     data["workdir"] = str(tmp_path / "work")
     data["budget"] = {"trials": 3, "run_timeout": "120s"}
     data["objective"]["repeats"] = 2
-    data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/test_confirm.py)
+    data["objective"]["confirm"] = 0  # the confirmation has its own tests (tests/campaign/confirm/test_confirm.py)
     data.update(over)
     return parse_campaign(data, REPO / "experiments" / "campaigns")
 

@@ -29,7 +29,7 @@ STATUSES = 3  # snapshots from another process while the campaign runs; each `st
 
 def local_campaigns(tmp_path: Path) -> list[str]:
     """The two example campaigns with the shortest confirmation (3 rounds, then the ablation's 3): it runs on
-    the real kernel here, its statistics have their own tests (tests/campaign/test_confirm.py); the default
+    the real kernel here, its statistics have their own tests (tests/campaign/confirm/test_confirm.py); the default
     budget of up to 80 rounds of 4 configurations made this test take minutes."""
     out = []
     for target in ("disk", "shm"):

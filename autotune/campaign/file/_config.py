@@ -13,14 +13,14 @@ from autotune.campaign.file import _values as _checks
 from autotune.campaign.file._cost import CostObjective, parse_cost
 from autotune.campaign.file._localmpi import local_mpi
 from autotune.campaign.file._names import check_study_name, data_root_for
-from autotune.campaign.run._reservation import parse_reservation
+from autotune.campaign.file._persistent import parse_reservation
 from autotune.errors import ConfigError
 from autotune.kernels import KERNELS
 from autotune.launch import AppSpec, Persistent
 from autotune.measure import AGGREGATES, CANONICAL, check_direction, default_aggregate, metric_unit
 from autotune.optimize import DEFAULT_SAMPLER, SAMPLERS
 from autotune.pattern import MAX_RANKS, IOPattern
-from autotune.space import SearchSpace, load_space
+from autotune.space import CATALOGUE, SearchSpace, load_space
 from autotune.systems import FileSystem, SystemProfile, load_system
 from autotune.tracking import active_tracker
 from autotune.units import parse_duration
@@ -48,7 +48,7 @@ class Objective:
     adaptive: bool = False  # repeat a configuration only while it can still beat the incumbent
     remeasure: int = 0      # with adaptive: re-measure the top few at the end before recommending
     kind: str | None = None  # what the metric measures: bandwidth | time | score (None: not said)
-    confirm: int = 80       # interleaved rounds of the final confirmation at most (campaign/verify/_recommend.py); 0: off
+    confirm: int = 80       # interleaved rounds of the final confirmation at most (campaign/confirm/_recommend.py); 0: off
     confirm_matters: float = 0.05  # the smallest gain worth recommending (the confirmation stops below it)
     confirm_seconds: float | None = None  # the confirmation's time budget (objective.confirm.time)
     confirm_runs: int | None = None  # its runs at most (objective.confirm.runs; None: as many as the search made)
@@ -132,8 +132,6 @@ class Campaign:
 
 def _reads(value: Any) -> tuple[str, ...]:
     """``app.reads``: parameters the command reads from AUTOTUNE_PARAM_* (catalogue names)."""
-    from autotune.space import CATALOGUE
-
     expect(value, list, "app.reads", "a list of parameter names")
     for name in value:
         if name not in CATALOGUE:

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from autotune._yaml import check_keys, expect, plain_text, positive_int
 from autotune.errors import ConfigError
+from autotune.optimize import SINGLE_OBJECTIVE_ONLY
+from autotune.tracking import TRACKERS
 from autotune.units import parse_duration
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,8 +68,6 @@ def tracking(d: dict[str, Any]) -> dict[str, Any]:
     """``tracking``: ``name`` a registered tracker (default mlflow), ``enabled`` true/false, ``uri`` a supported
     scheme whose local directory exists."""
     if "name" in d:
-        from autotune.tracking import TRACKERS
-
         TRACKERS.check(d["name"], "tracking.name")
     if "enabled" in d:
         expect(d["enabled"], bool, "tracking.enabled", "true or false")
@@ -120,8 +120,8 @@ def storage_url(value: Any, where: str) -> str:
     url = plain_text(value, where, "a storage URL")
     if url in (":memory:", "memory") or url.startswith(("grpc://", "grpc+unix://")):
         return url
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    from sqlalchemy.engine import make_url  # lazy: SQLAlchemy, only for an RDB URL
+    from sqlalchemy.exc import ArgumentError  # lazy: SQLAlchemy, only for an RDB URL
 
     try:
         make_url(url)
@@ -175,8 +175,6 @@ def workdir_path(path: Path, where: str = "workdir") -> Path:
 
 def cost_combinations(adaptive: bool, sampler: dict[str, Any]) -> None:
     """``objective.cost`` makes the study multi-objective: what only works with one objective is refused."""
-    from autotune.optimize import SINGLE_OBJECTIVE_ONLY
-
     if adaptive:
         raise ConfigError("objective.adaptive: not with objective.cost (adaptive repetitions race one incumbent "
                           "value; a Pareto front has none): remove one of them")

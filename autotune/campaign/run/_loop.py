@@ -13,18 +13,23 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.run._reservation import release, reserve
-from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.confirm import confirm_campaign, confirmation_reserve
+from autotune.campaign.file import Campaign
+from autotune.campaign.run._preflight import cancel_active, preflight
+from autotune.campaign.run._remeasure import remeasure_top
+from autotune.campaign.run._report import summary, summary_text
 from autotune.campaign.run._steps import LoopSteps
-from autotune.campaign.run._trial import TrialOutcome, run_trial
-from autotune.campaign.study import _resume
-from autotune.campaign.study._objectives import value_of
-from autotune.campaign.study._report import summary, summary_text
-from autotune.campaign.study._stores import backfill_tracker, stop_cleanly
-from autotune.campaign.study._study import best_trial, heartbeat, ran_trials
-from autotune.campaign.verify._confirmbudget import confirmation_reserve
-from autotune.campaign.verify._preflight import cancel_active, preflight
+from autotune.campaign.study import (
+    backfill_tracker,
+    best_trial,
+    completed_configs,
+    feasible_count,
+    heartbeat,
+    ran_trials,
+    stop_cleanly,
+    value_of,
+)
+from autotune.campaign.trial import Runtime, TrialOutcome, release, reserve, run_trial
 from autotune.errors import AutotuneError
 from autotune.space import Config
 from autotune.tracking import CampaignInfo
@@ -66,7 +71,7 @@ class CampaignLoop(LoopSteps):
             self.say(f"preflight: {note}")
         study = self.open()
         c = self.c
-        reserve(self.rt, self.say)  # target.bb.persistent: the set-up job (once)
+        reserve(self.rt.campaign, self.say)  # target.bb.persistent: the set-up job (once)
         self.tracker.start(CampaignInfo(
             name=c.name, study=c.study, storage=c.storage, app=c.app.name, system=c.system.name, filesystem=c.fs.name,
             launcher=str(c.launcher["name"]), space=c.space.name, objective=f"{c.objective.direction} {c.objective.metric}",
@@ -83,8 +88,6 @@ class CampaignLoop(LoopSteps):
                 self.say("confirmation: skipped (two objectives: the recommendation is the cost rule's pick on "
                          "the Pareto front, see docs/guide/cost.md)")
             elif finished and c.objective.confirm and c.sampler.get("name") != "grid":  # a grid is a sweep
-                from autotune.campaign.verify._recommend import confirm_campaign
-
                 left = None if c.budget.wall_time is None else c.budget.wall_time - (time.monotonic() - self._started)
                 confirm_campaign(self.rt, study, c.objective.confirm, self.say, left)  # one worker of a shared campaign
             elif finished and c.objective.adaptive and c.objective.remeasure > 1:
@@ -93,14 +96,12 @@ class CampaignLoop(LoopSteps):
             for s, h in old.items():
                 signal.signal(s, h)
             cancel_active(self.rt, self.say)  # stopped on purpose (or done): nothing left queued
-        release(self.rt, self.say, stopped)  # target.bb.persistent: the tear-down job unless kept
+        release(self.rt.campaign, self.say, stopped)  # target.bb.persistent: the tear-down job unless kept
         summ = summary(self.rt, study)
         self.tracker.finish(summ)
         return LoopResult(study, self.rt, n_now, stopped, summ)
 
     def _remeasure(self, study: optuna.Study) -> None:
-        from autotune.campaign.run._remeasure import remeasure_top
-
         remeasure_top(self.rt, study, self.say)
 
     def _budget_left(self, study: optuna.Study, started: float, per_trial: list[float]) -> str | None:
@@ -149,8 +150,8 @@ class CampaignLoop(LoopSteps):
     def _all_measured(self, study: optuna.Study) -> bool:
         """True when a small space's every feasible configuration has completed, the default's included."""
         if self._size is None:
-            self._size = _resume.feasible_count(self.rt.space) or -1
-        return self._size > 0 and _resume.completed_configs(study) >= self._size
+            self._size = feasible_count(self.rt.space) or -1
+        return self._size > 0 and completed_configs(study) >= self._size
 
     def _loop(self, study: optuna.Study) -> tuple[int, str]:
         """Keep up to ``parallel`` trials in flight until the budget is spent; tell them as they finish."""

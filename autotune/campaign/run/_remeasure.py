@@ -8,17 +8,14 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
-from autotune.campaign.file._names import REMEASURE_BASE
-from autotune.campaign.run._runtime import Runtime
-from autotune.campaign.run._trial import run_trial
-from autotune.campaign.study._objectives import value_of
-from autotune.campaign.study._resume import in_space
+from autotune.campaign.file import REMEASURE_BASE
+from autotune.campaign.study import in_space, value_of
+from autotune.campaign.trial import Runtime, run_trial
+from autotune.optimize import Candidate, remeasure
 
 
 def remeasure_top(rt: Runtime, study: optuna.Study, say: Callable[[str], None]) -> None:
     """Measure the top few again (``objective.remeasure``); the pick is kept as study user attr ``recommended``."""
-    from autotune.optimize import Candidate, remeasure
-
     c = rt.campaign
     done = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
             if trialrecord.read(t).ran and value_of(t) is not None]

@@ -8,10 +8,9 @@ from typing import Any
 import optuna
 
 from autotune import trialrecord
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.run._trial import TrialOutcome
-from autotune.campaign.study._objectives import value_of
-from autotune.campaign.study._study import best_trial
+from autotune.campaign.file import Campaign
+from autotune.campaign.study import best_trial, value_of
+from autotune.campaign.trial import TrialOutcome
 from autotune.measure import verdict_brief
 from autotune.tracking import TrackedTrial
 

@@ -12,27 +12,32 @@ from typing import Any, TextIO
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
+from tqdm import tqdm
 
 from autotune import _killpoint, trialrecord
 from autotune._storelock import store_lock
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.file._names import clean_stale_data
-from autotune.campaign.run._runtime import Runtime
+from autotune.campaign.confirm import in_use
+from autotune.campaign.file import Campaign, clean_stale_data
 from autotune.campaign.run._show import trial_line, trial_record
-from autotune.campaign.run._trial import TrialOutcome
-from autotune.campaign.study import _resume
-from autotune.campaign.study._objectives import cost_parts, told_values, worst_values
-from autotune.campaign.study._study import (
+from autotune.campaign.run._tell import cost_parts, told_values
+from autotune.campaign.study import (
+    DUPLICATE,
     best_trial,
+    check_identity,
     data_in_use,
+    drop_queued_outside,
     interrupt,
+    nearest_untried,
     open_study,
     ran_trials,
+    record_space,
     recover_interrupted,
+    settle_unneeded,
+    worst_values,
 )
-from autotune.campaign.study._untried import nearest_untried
-from autotune.campaign.verify._claim import in_use
+from autotune.campaign.trial import Runtime, TrialOutcome, default_failure
 from autotune.launch import kill_leftovers
+from autotune.optimize import initial_configs, sampler_for
 from autotune.space import Config, rules_of_thumb
 from autotune.tracking import BaseTracker, NullTracker, SafeTracker
 
@@ -69,8 +74,6 @@ class LoopSteps:
     def open(self) -> optuna.Study:
         rt = self.rt
         rt.check_target()
-        from autotune.optimize import sampler_for
-
         fallback = sampler_for(self.c.sampler, 2 if self.c.objective.cost is not None else 1)[1]
         for notice in [*rt.space.notices, *([fallback] if fallback else []), *filter(None, [self.c.data_note])]:
             self.say(f"notice: {notice}")
@@ -85,13 +88,13 @@ class LoopSteps:
         rt = self.rt
         study = open_study(self.c, rt.space)
         info = rt.info()
-        _resume.check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
+        check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
         trialrecord.write_study(study, **info)
-        _resume.record_space(study, rt.space.distributions())
+        record_space(study, rt.space.distributions())
         interrupted = recover_interrupted(study)
         if interrupted:
             self.say(f"resume: trial(s) {', '.join(map(str, interrupted))} were interrupted; their configurations run again")
-        for line in _resume.drop_queued_outside(study, rt.space.distributions()):
+        for line in drop_queued_outside(study, rt.space.distributions()):
             self.say(f"resume: queued {line}: outside the current space, dropped (never run)")
         trials = study.get_trials(deepcopy=False)
         # nothing asked yet (queued trials, a warm start's history): a new study, or one whose set-up was stopped
@@ -121,8 +124,6 @@ class LoopSteps:
         for b in thumbs:
             if b.config != rt.baseline:  # the app's own settings already run
                 put(b.config, rule_of_thumb=b.name)
-        from autotune.optimize import initial_configs
-
         anchors = [b.config for b in thumbs] + ([rt.baseline] if rt.baseline is not None else [])
         for config in initial_configs(self.c, rt.space, study, self.say, anchors):  # warm start, model's start
             if config not in [b.config for b in thumbs]:
@@ -131,7 +132,7 @@ class LoopSteps:
     def _clean_stale_data(self, study: optuna.Study) -> None:
         """Kill what an interrupted run left running, then remove this study's own stale data directories
         (not those a live worker's trial, an adoptable job or another worker's confirmation may still write:
-        ``data_in_use``, ``verify._claim.in_use``)."""
+        ``data_in_use``, ``confirm._claim.in_use``)."""
         killed = kill_leftovers(self.rt.runs_root)
         if killed:
             self.say(f"resume: killed {killed} process(es) left running by an interrupted run")
@@ -148,8 +149,6 @@ class LoopSteps:
         """Fail fast: the default failed in every repetition and nothing has succeeded yet."""
         if outcome.ok or not outcome.is_default or best_trial(study) is not None:
             return False
-        from autotune.campaign.verify._check import default_failure
-
         self.failure = default_failure(outcome)
         self.say("\n" + self.failure)
         return True
@@ -161,9 +160,9 @@ class LoopSteps:
         distributions = rt.space.distributions()
         trial = study.ask(fixed_distributions=distributions)
         _killpoint.reached("ask:asked")
-        unneeded = _resume.settle_unneeded(study, trial, distributions)
+        unneeded = settle_unneeded(study, trial, distributions)
         if unneeded is not None:
-            if unneeded != _resume.DUPLICATE:
+            if unneeded != DUPLICATE:
                 self.say(f"resume: {unneeded}")
             elif not self._replace(study, trial):
                 self._duplicates += 1
@@ -232,8 +231,6 @@ class LoopSteps:
     def _bar(self, study: optuna.Study, total: int | None) -> Any:
         if not self.progress:
             return None
-        from tqdm import tqdm
-
         return tqdm(total=total, initial=min(len(ran_trials(study)), total or math.inf), unit="trial",
                     disable=not sys.stderr.isatty(), file=sys.stderr, leave=False, dynamic_ncols=True)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autotune.campaign.file import load_campaign
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.errors import ConfigError
 from autotune.model import PRIOR_WEIGHT, SPAN, MeasuredRun, constants_for, fit_constants, predicted
@@ -134,8 +135,6 @@ def heldout_errors(site: SiteFit, folds: int = FOLDS) -> list[float]:
 def advise(paths: Sequence[str | Path], nodes: int, storage: str | None = None,
            constants: Sequence[str] | None = None) -> Advice:
     """Fit the campaigns' trials, then rank their space at ``nodes`` nodes with the fitted model."""
-    from autotune.campaign.file._config import load_campaign
-
     camp = load_campaign(paths[0])
     pattern = at_nodes(camp.app.pattern, nodes)
     site = fit_campaigns(paths, storage, constants)

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import optuna
 import yaml
+from optuna.trial import TrialState
 
 from autotune import trialrecord
+from autotune.campaign.file import load_campaign, storage_url
+from autotune.campaign.study._study import make_storage
 from autotune.errors import ConfigError
 from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, FitResult, MeasuredRun, fit_constants, judged_metric
 from autotune.systems import FileSystem, SystemProfile
@@ -64,11 +68,7 @@ def fit_campaigns(paths: Sequence[str | Path], storage: str | None = None,
 def measurements_of(paths: Sequence[str | Path],
                     storage: str | None = None) -> tuple[SystemProfile, FileSystem, list[MeasuredRun]]:
     """(system, file system, measurements) of the campaigns; they must share one system and target."""
-    import optuna
-    from optuna.trial import TrialState
 
-    from autotune.campaign.file._config import load_campaign
-    from autotune.campaign.study._study import make_storage
 
     system: SystemProfile | None = None
     fs: FileSystem | None = None
@@ -76,8 +76,6 @@ def measurements_of(paths: Sequence[str | Path],
     for path in paths:
         c = load_campaign(path)
         if storage is not None:
-            from autotune.campaign.file._values import storage_url
-
             c = c.with_overrides(storage_url=storage_url(storage, "--storage"))
         if system is not None and fs is not None and (c.system.name, c.fs.name) != (system.name, fs.name):
             raise ConfigError(f"{path}: system {c.system.name}/{c.fs.name} differs from "

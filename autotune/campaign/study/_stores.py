@@ -27,9 +27,10 @@ from optuna.trial import TrialState
 
 from autotune import _storelock, trialrecord
 from autotune._safefile import check_no_links, make_dirs, write_file
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.file._names import check_study_name
+from autotune.campaign.file import Campaign, check_study_name
+from autotune.campaign.study._study import interrupt, ran_trials
 from autotune.errors import AutotuneError, ConfigError
+from autotune.tracking import TrackedTrial
 
 RESERVE_NAME = ".autotune-reserve"
 STARTED_NAME = ".autotune-started"
@@ -173,8 +174,6 @@ class DiskReserve:
 
 def fail_running(study: optuna.Study, worker: str, reason: str) -> list[int]:
     """Fail this worker's RUNNING trials with ``reason``; they do not count and run again on resume."""
-    from autotune.campaign.study._study import interrupt
-
     failed = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         if trialrecord.read(t).worker not in (worker, ""):
@@ -213,8 +212,6 @@ def stop_cleanly(c: Campaign, study: optuna.Study, worker: str, tracker: Any) ->
 def backfill_tracker(tracker: Any, rt: Any, study: optuna.Study) -> list[int]:
     """Log the finished trials a tracker that records them (``logged``) is missing, e.g. because its
     write failed on a full disk: Optuna is the source of truth, MLflow catches up on resume."""
-    from autotune.campaign.study._study import ran_trials
-    from autotune.tracking import TrackedTrial
 
     inner = getattr(tracker, "inner", tracker)
     logged = getattr(inner, "logged", None)

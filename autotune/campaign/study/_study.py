@@ -18,8 +18,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import _killpoint, trialrecord
 from autotune._storage import GRACE_S, HEARTBEAT_S, enqueue_retry, make_storage
-from autotune.campaign.file._config import Campaign
-from autotune.campaign.file._cost import CostObjective
+from autotune.campaign.file import Campaign, CostObjective
 from autotune.campaign.study._digest import best_ran, first_flagged, ran_median, rdb
 from autotune.campaign.study._objectives import directions, is_multi, maximizes, recommended, value_of
 from autotune.campaign.study._resume import in_space
@@ -162,7 +161,7 @@ def data_in_use(study: optuna.Study) -> set[int]:
     A trial still RUNNING (a live worker's, a production job's) and an interrupted trial whose queued retry
     may adopt its still-running job (the launcher's ``recover``). Confirmation and re-measurement runs are no
     trials: their directories count as stale here (the loop adds the runs of a live worker's confirmation:
-    ``verify._claim.in_use``).
+    ``confirm._claim.in_use``).
     """
     trials = study.get_trials(deepcopy=False, states=(TrialState.WAITING, TrialState.RUNNING))
     return ({t.number for t in trials if t.state == TrialState.RUNNING}
