@@ -120,8 +120,8 @@ def storage_url(value: Any, where: str) -> str:
     url = plain_text(value, where, "a storage URL")
     if url in (":memory:", "memory") or url.startswith(("grpc://", "grpc+unix://")):
         return url
-    from sqlalchemy.engine import make_url  # lazy: SQLAlchemy, only for an RDB URL
-    from sqlalchemy.exc import ArgumentError  # lazy: SQLAlchemy, only for an RDB URL
+    from sqlalchemy.engine import make_url  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
+    from sqlalchemy.exc import ArgumentError  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     try:
         make_url(url)

@@ -31,7 +31,7 @@ def rdb(study: optuna.Study) -> optuna.storages.RDBStorage | None:
 
 
 def _rows(db: optuna.storages.RDBStorage, sql: str, **params: Any) -> list[Any]:
-    from sqlalchemy import text  # lazy: SQLAlchemy, only for an RDB store
+    from sqlalchemy import text  # lazy: `autotune ask` over gRPC needs no SQLAlchemy
 
     with db.engine.connect() as conn:
         return list(conn.execute(text(sql), params).all())
