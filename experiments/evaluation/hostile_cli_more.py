@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from experiments.evaluation.hostile_cli_cases import Case, Env, _s
+from experiments.evaluation.hostile_cli_cases import Case, Env, _study_case
 
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"  # refused at once
 KEEP = "keep me\n"
@@ -91,7 +91,7 @@ def _honest(e: Env, rc: int, out: str, err: str) -> str:
 
 VALUES = [Case(f"run reports {v} MiB/s", _reports(v), judge=_failed_trial) for v in ("-0", "0", "4.9e-324", "1e-300")]
 VALUES += [Case("run reports 2e15 MiB/s (all flagged)", _reports("2e15"), judge=_honest)]
-VALUES += [_s(f"tell --value {v}", v, "tell", "{c}", "--trial", "{ref}", f"--value={v}")
+VALUES += [_study_case(f"tell --value {v}", v, "tell", "{c}", "--trial", "{ref}", f"--value={v}")
            for v in ("5e-324", "1e-300", "-0", "5e-07")]
 
 
@@ -148,11 +148,11 @@ def _open_dir(e: Env) -> str:
 MORE: list[Case] = [
     *LINKS, *STRAYS, *VALUES, *CACHES,
     *(Case(f"space: high '{h}'", _space(h), h) for h in ("1 << 3", "8 >> 1", "~3", "2 & 3", "1 is 1", "1 + 'a'")),
-    _s("tell --value 0x10", "0x10", "tell", "{c}", "--trial", "{ref}", "--value", "0x10"),
-    _s("ask --expire -5s", "-5s", "ask", "{c}", "--expire", "-5s"),
-    _s("ask --format xml", "xml", "ask", "{c}", "--format", "xml"),
-    _s("tune --trials (no value)", "--trials", "tune", "{c}", "--trials"),
-    _s("status --within (no value)", "--within", "status", "{c}", "--within"),
+    _study_case("tell --value 0x10", "0x10", "tell", "{c}", "--trial", "{ref}", "--value", "0x10"),
+    _study_case("ask --expire -5s", "-5s", "ask", "{c}", "--expire", "-5s"),
+    _study_case("ask --format xml", "xml", "ask", "{c}", "--format", "xml"),
+    _study_case("tune --trials (no value)", "--trials", "tune", "{c}", "--trials"),
+    _study_case("status --within (no value)", "--within", "status", "{c}", "--within"),
     Case("store serve --socket-dir world-writable", lambda e: ["store", "serve", "--storage", "sqlite:///x.db",
                                                              "--socket-dir", _open_dir(e)], "writable by everyone"),
     Case("store serve --socket-dir missing", lambda e: ["store", "serve", "--storage", "sqlite:///x.db",
