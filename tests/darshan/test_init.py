@@ -87,8 +87,11 @@ def test_pattern_of_ior_hdf5_and_its_lustre_settings(tmp_path: Path, capsys: pyt
     assert "baseline:" in init.text and "lustre.stripe_count: 1" in init.text
     codes = {f.code for f in init.findings}
     assert "independent-shared" in codes and "headroom" in codes
+    # 4 MiB written by 4 ranks of one node: the node's client ceiling for one shared file bounds it whatever the
+    # striping (a node's writes to one file go through one client: Dilger, lustre-discuss 2009-11-19), so the
+    # model finds no headroom worth a campaign; the large VPIC job below does
     head = next(f for f in init.findings if f.code == "headroom")
-    assert head.gain is not None and head.gain > 1 and "lustre.stripe_count" in head.params
+    assert head.gain is not None and head.gain <= 1.05 and "within 5%" in head.evidence
 
 
 def test_vpic_log_collective_with_24_stripes() -> None:
