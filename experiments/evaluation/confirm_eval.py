@@ -17,7 +17,7 @@ random ``cb_nodes`` that cannot act: twins), the default again with probability 
 behind the confirmation's redesign: 129 of 216 runs were the better configuration's twins, 36 the
 default's), else one of 6 configurations 0-40% worse.
 ``gain`` surfaces make the better configuration +8% (true margin), ``null`` surfaces 0%. The campaign's
-confirmation is ``autotune.campaign.confirm._confirm.confirm`` itself, fed with the campaign's history as
+confirmation is ``autotune.campaign.confirm._sequential.confirm`` itself, fed with the campaign's history as
 ``confirm_campaign`` builds it.
 """
 
@@ -34,8 +34,8 @@ import numpy as np
 
 from autotune import trialrecord
 from autotune.campaign import Objective
-from autotune.campaign.confirm._confirm import CONFIRM_BASE, confirm
 from autotune.campaign.confirm._recommend import pooled_history, top_physical
+from autotune.campaign.confirm._sequential import CONFIRM_BASE, confirm
 from autotune.measure import aggregate, block_differences, default_aggregate, differences, trimmed
 
 SPREAD = 0.19

@@ -9,6 +9,7 @@ from collections import defaultdict
 from autotune.campaign.study._report import winner_of
 from autotune.campaign.verify._confirm import confirm
 from autotune.campaign.verify._rule import rule_floor
+
 from autotune.measure import ALPHA, trimmed
 from autotune.space import Config
 

@@ -107,7 +107,7 @@ def proposals(c: Campaign, rt: Runtime, n: int) -> tuple[list[Proposal], bool]:
 
 
 def dry_run_confirmation_lines(c: Campaign, rt: Runtime) -> list[str]:
-    """The confirmation's budget as ``tune --dry-run`` states it (``_confirmbudget.dry_run_lines``), at the noise
+    """The confirmation's budget as ``tune --dry-run`` states it (``campaign.confirm._budget.dry_run_lines``), at the noise
     the campaign's study has seen when it exists (read only), else at the assumed noise."""
     study = None
     if c.storage != ":memory:":

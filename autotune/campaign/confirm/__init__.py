@@ -4,10 +4,10 @@ study that one worker confirms.
 Its face: the names the layers above use (its modules are private); ``autotune.campaign``
 re-exports the public ones."""
 
+from autotune.campaign.confirm._budget import confirmation_reserve, dry_run_lines
 from autotune.campaign.confirm._claim import confirming_worker, in_use
-from autotune.campaign.confirm._confirmation import Confirmation
-from autotune.campaign.confirm._confirmbudget import confirmation_reserve, dry_run_lines
 from autotune.campaign.confirm._recommend import confirm_campaign, recommended_config, shown_not_in_effect
+from autotune.campaign.confirm._record import Confirmation
 
 __all__ = [
     "Confirmation",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from autotune.campaign.confirm._confirmation import Confirmation
+from autotune.campaign.confirm._record import Confirmation
 from autotune.campaign.confirm._rule import log_margin
 from autotune.hints import inert
 from autotune.measure import margin, paired

@@ -30,7 +30,7 @@ import optuna
 from autotune import trialrecord
 from autotune._storage import GRACE_S, HEARTBEAT_S
 from autotune._storelock import store_lock
-from autotune.campaign.confirm._confirm import CONFIRM_BASE
+from autotune.campaign.confirm._sequential import CONFIRM_BASE
 from autotune.campaign.study import pid_alive
 
 LOCK = "confirmation-claim"

@@ -1,7 +1,7 @@
 """The confirmation of a finished campaign: its candidates (the best physically distinct configurations), their
 pooled history, the run of ``confirm`` on the study, and the configuration it recommends for export.
 
-The statistics (interleaved rounds, the looks, the ablation) are in ``autotune.campaign.confirm._confirm``."""
+The statistics (interleaved rounds, the looks, the ablation) are in ``autotune.campaign.confirm._sequential``."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
+from autotune.campaign.confirm._budget import runs_budget
 from autotune.campaign.confirm._claim import ConfirmationClaim
-from autotune.campaign.confirm._confirm import TOP, confirm, physical, run_plan
-from autotune.campaign.confirm._confirmation import Confirmation
-from autotune.campaign.confirm._confirmbudget import runs_budget
+from autotune.campaign.confirm._record import Confirmation
+from autotune.campaign.confirm._sequential import TOP, confirm, physical, run_plan
 from autotune.campaign.study import in_space
 from autotune.campaign.trial import Runtime, run_trial
 from autotune.hints import acting, measured_phases
@@ -55,7 +55,7 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
     """Run the confirmation of a finished campaign and store it on the study (``confirmation``), unless another
     worker of the campaign runs it or ran it on the same trials (``_claim``: one line through ``say``).
 
-    Its budget (``_confirmbudget``): at most as many runs as the search made (or ``objective.confirm.runs``), at
+    Its budget (``_budget``): at most as many runs as the search made (or ``objective.confirm.runs``), at
     most ``rounds`` rounds, and at most ``objective.confirm.time`` or ``seconds_left`` of ``budget.wall_time``."""
     c = rt.campaign
     ran = [t for t in in_space(study, study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))

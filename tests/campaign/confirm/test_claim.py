@@ -19,7 +19,7 @@ import pytest
 from autotune import trialrecord
 from autotune._storage import GRACE_S
 from autotune.campaign import CampaignLoop, load_campaign, summary_text
-from autotune.campaign.confirm._confirm import CONFIRM_BASE
+from autotune.campaign.confirm._sequential import CONFIRM_BASE
 from autotune.campaign.file._names import data_dir_name
 
 HOST = socket.gethostname()

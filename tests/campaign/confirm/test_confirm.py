@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign, parse_campaign, summary_text
-from autotune.campaign.confirm._confirm import confirm, weights
 from autotune.campaign.confirm._recommend import pooled_history, top_physical
+from autotune.campaign.confirm._sequential import confirm, weights
 from autotune.errors import ConfigError
 from autotune.hints import inert
 from autotune.space import Config
@@ -266,7 +266,7 @@ def test_a_rule_that_is_a_candidate_is_measured_once_and_the_winner_is_the_rule(
 
 
 def test_the_summary_prints_the_ablation_and_says_what_it_showed_of_each_setting() -> None:
-    from autotune.campaign.confirm._confirmation import Confirmation
+    from autotune.campaign.confirm._record import Confirmation
     from autotune.campaign.run._report import winner_of
 
     conf = Confirmation(

@@ -13,8 +13,8 @@ import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign
 from autotune.campaign.confirm import _recommend
-from autotune.campaign.confirm._confirm import ablation_reserve, confirm, extra_rounds, run_plan
-from autotune.campaign.confirm._confirmbudget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
+from autotune.campaign.confirm._budget import ASSUMED_SD, confirmation_reserve, dry_run_lines, smallest_gain
+from autotune.campaign.confirm._sequential import ablation_reserve, confirm, extra_rounds, run_plan
 from autotune.errors import ConfigError
 from tests.campaign.confirm.test_confirm import DEFAULT, Bench
 

@@ -42,7 +42,7 @@ from statistics import NormalDist
 from typing import Any
 
 from autotune.campaign.confirm._ablation import Measure, ablate, interleaved
-from autotune.campaign.confirm._confirmation import MATTERS, Confirmation
+from autotune.campaign.confirm._record import MATTERS, Confirmation
 from autotune.campaign.confirm._rule import RuleComparison, against_rule, log_margin, rule_open
 from autotune.hints import inert
 from autotune.measure import (

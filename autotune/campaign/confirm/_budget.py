@@ -26,7 +26,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import trialrecord
-from autotune.campaign.confirm._confirm import MIN_ROUNDS, TOP, run_plan, weights
+from autotune.campaign.confirm._sequential import MIN_ROUNDS, TOP, run_plan, weights
 from autotune.measure import INTERIM, looks, spend, trimmed
 
 ASSUMED_SD = 0.14  # a run's log-sd before any trial (docs/guide/confirmation.md: the design's noise)
