@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from autotune.campaign.study._report import winner_of
-from autotune.campaign.verify._confirm import confirm
-from autotune.campaign.verify._rule import rule_floor
+from autotune.campaign.run._report import winner_of
+from autotune.campaign.confirm._sequential import confirm
+from autotune.campaign.confirm._rule import rule_floor
 
 from autotune.measure import ALPHA, trimmed
 from autotune.space import Config
