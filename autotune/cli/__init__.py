@@ -1,5 +1,6 @@
-"""The ``autotune`` command. One module per subcommand (``_tune``, ``_inspect``, ``_compare``, ``_model``);
-each has ``register(subparsers)`` and sets ``run(args, argv) -> exit code``. The work is in the packages."""
+"""The ``autotune`` command. ``_parsers`` defines every subcommand's arguments (light: no campaign machinery) and
+names its handler, ``"module:function"`` in a handler module (``_tune``, ``_inspect``, ``_service``, ...) that
+``_main`` imports only when that command runs; a handler parses nothing, calls the packages and prints."""
 
 from autotune.cli._main import build_parser, main
 

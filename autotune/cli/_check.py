@@ -4,29 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
-from autotune.cli._common import add_overrides, load, print_model_verdict, warn_stack
-
-
-def register(sub: Any) -> None:
-    c = sub.add_parser("check", help="run the default configuration once: command, environment, hints file, "
-                                     "output, metric with unit and direction, hints in effect")
-    c.add_argument("campaign", help="campaign YAML file")
-    add_overrides(c)
-    c.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                   help="run this configuration instead of the default (repeatable, e.g. mpiio.cb_nodes=2)")
-    c.set_defaults(run=cmd_check)
+from autotune.campaign import Runtime, format_check, parse_config_overrides, run_check
+from autotune.cli._common import load, print_model_verdict, warn_stack
 
 
 def cmd_check(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import (  # lazy: Optuna stack, fast --help
-        Runtime,
-        format_check,
-        parse_config_overrides,
-        run_check,
-    )
-
     c = load(args)
     rt = Runtime.build(c)
     warn_stack(rt)  # refuses exactly where `tune` would (hints the detected MPI-IO ignores), with the fix

@@ -8,38 +8,12 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from autotune._extras import require
-from autotune.cli._common import add_overrides, add_tune_overrides, load
+from autotune.campaign import Campaign, nonempty_path, workdir_path
+from autotune.cli._common import load
 from autotune.errors import ConfigError
+from autotune.report import check_notify, compare_campaigns, notify
 from autotune.units import parse_duration
-
-if TYPE_CHECKING:
-    from autotune.campaign import Campaign
-
-
-def register(sub: Any) -> None:
-    cmp_ = sub.add_parser("compare", help="run or resume campaigns on several targets, then write a report")
-    add_tune_overrides(cmp_)
-    add_arguments(cmp_, running=True)
-    cmp_.set_defaults(run=cmd_compare)
-    rep = sub.add_parser("report", help="regenerate a comparison report from the storages (runs nothing)")
-    add_overrides(rep)
-    add_arguments(rep, running=False)
-    rep.set_defaults(run=cmd_compare)
-
-
-def add_arguments(p: argparse.ArgumentParser, *, running: bool) -> None:
-    """Arguments of compare (``running``) and report besides the shared overrides."""
-    p.add_argument("campaigns", nargs="+", metavar="CAMPAIGN", help="campaign YAML files (same app, different targets)")
-    p.add_argument("--report", required=True, metavar="DIR", help="directory for report.html, report.md, report.json")
-    if running:
-        p.add_argument("--no-run", action="store_true", help="run nothing: regenerate the report from the storages")
-    else:
-        p.add_argument("--tracking-uri", help="MLflow URI for the comparison run (default: the first campaign's)")
-        p.add_argument("--no-tracking", action="store_true", help="do not log the comparison to MLflow")
-    p.add_argument("--notify", metavar="CMD", help="command run at the end with the summary on stdin (no shell)")
 
 
 def load_all(args: argparse.Namespace) -> list[Campaign]:
@@ -65,10 +39,8 @@ def load_all(args: argparse.Namespace) -> list[Campaign]:
 
 
 def cmd_compare(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """Run or resume every campaign (unless --no-run / report), then write the report."""
-    require("matplotlib", "report", "autotune compare/report (plots)")  # before any campaign runs
-    from autotune.campaign import nonempty_path, workdir_path  # lazy: Optuna stack, fast --help
-    from autotune.report import check_notify, compare_campaigns, notify  # lazy: matplotlib (optional), checked first
+    """Run or resume every campaign (unless --no-run / report), then write the report (its parser declares
+    that it needs matplotlib: checked before this module loads)."""
 
     report_dir = Path(nonempty_path(args.report, "--report")).expanduser().resolve()  # '' meant the current directory
     workdir_path(report_dir, "--report")  # a file there is said now, not after the campaigns ran

@@ -1,4 +1,5 @@
-"""Turning environment failures into one line, and a stdout that survives ``autotune ... | head``.
+"""Turning environment failures into one line, ``hints``' answer when it has none, and a stdout that survives
+``autotune ... | head``.
 
 A full or read-only disk, a corrupt SQLite file or an unsupported store URL is not a bug of
 autotune: the user gets one line naming the file or URL and the cause (exit 2), never a traceback
@@ -110,6 +111,17 @@ class PipeSafe:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+DEFAULTS = "# defaults: nothing to set"  # what `hints` prints when it cannot answer: a comment, safe to eval
+
+
+def hints_defaults(why: str) -> int:
+    """``hints`` could not answer: the reason on stderr (one line), the defaults on stdout, exit 0."""
+    line = " ".join(why.split())
+    print(f"autotune hints: {line if len(line) <= 300 else line[:297] + '...'}: keeping the defaults", file=sys.stderr)
+    print(DEFAULTS)
+    return 0
 
 
 @contextmanager

@@ -6,30 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from autotune.darshan import campaign_from_log
 from autotune.errors import ConfigError
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser("init", help="write a campaign file from a Darshan log (and diagnose the job)")
-    p.add_argument("--from-darshan", dest="log", required=True, metavar="LOG", help="the job's .darshan log")
-    p.add_argument("--system", default=None, help="system profile (name or path); default: the one whose file "
-                   "system holds the job's main file")
-    p.add_argument("--nodes", type=int, default=None, help="nodes the job ran on (Darshan does not record them)")
-    p.add_argument("--target", default=None, choices=["model"], help="'model': run the campaign on the performance model")
-    p.add_argument("--name", default=None, help="campaign name (default: from the executable and job id)")
-    p.add_argument("--trials", type=int, default=30, help="budget.trials of the campaign (default 30)")
-    p.add_argument("-o", "--output", default=None, help="campaign file to write (default: print it)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    p.add_argument("--app-command", nargs=argparse.REMAINDER, default=None,
-                   help="the command to tune (the rest of the line; default: the executable the log records)")
-    p.set_defaults(run=cmd_init)
-
-
 def cmd_init(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.darshan import campaign_from_log  # lazy: Optuna stack, fast --help
-
     if args.nodes is not None and args.nodes < 1:
         raise ConfigError(f"--nodes: {args.nodes} must be >= 1")
     if args.trials < 1:

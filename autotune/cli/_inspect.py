@@ -8,47 +8,31 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from optuna.trial import TrialState
+
 from autotune import trialrecord
 from autotune._yaml import plain_text
-from autotune.cli._common import add_overrides, dialect_help, lfs_path, load
+from autotune.campaign import (
+    Runtime,
+    best_trial,
+    confirmation_lines,
+    counts,
+    open_study,
+    pending_lines,
+    recent,
+    recommended_config,
+    summary_text,
+    trials_in,
+)
+from autotune.cli._common import load
+from autotune.cli._parsers import TABLE_ROWS
 from autotune.errors import AutotuneError
-
-TABLE_ROWS = 200  # a production study grows by thousands of trials a month: the table shows the recent ones
-
-
-def register(sub: Any) -> None:
-    s = sub.add_parser("status", help="trials, best so far, time spent")
-    s.add_argument("campaign")
-    add_overrides(s)
-    s.add_argument("--trials-table", action="store_true", help=f"list the last {TABLE_ROWS} trials")
-    s.add_argument("--all-trials", action="store_true", help="with --trials-table: list every trial")
-    s.set_defaults(run=cmd_status)
-    e = sub.add_parser("export", help="print the best configuration as hints")
-    e.add_argument("campaign")
-    add_overrides(e)
-    e.add_argument("--format", default="env", help=dialect_help())
-    e.add_argument("--files", default=None, help="file patterns for MPICH_MPIIO_HINTS, comma-separated (default: the app's)")
-    e.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
-    e.set_defaults(run=cmd_export)
-    sp = sub.add_parser("space", help="show the search space a campaign searches on its target")
-    sp.add_argument("campaign")
-    sp.set_defaults(run=cmd_space)
+from autotune.hints import flavour_problem, render
+from autotune.measure import verdict_cell
+from autotune.space import rules_of_thumb
 
 
 def cmd_status(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from optuna.trial import TrialState  # lazy: Optuna, fast --help
-
-    from autotune.campaign import (  # lazy: Optuna stack, fast --help
-        Runtime,
-        counts,
-        open_study,
-        pending_lines,
-        recent,
-        summary_text,
-        trials_in,
-    )
-    from autotune.measure import verdict_cell  # lazy: Optuna stack, fast --help
-
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
@@ -95,9 +79,6 @@ def _mismatch_cell(mismatches: dict[str, Any]) -> str:
 
 
 def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime, best_trial, open_study, recommended_config  # lazy: Optuna stack, fast --help
-    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
-
     c = load(args)
     rt = Runtime.build(c)
     study = open_study(c, rt.space, create=False)
@@ -117,7 +98,6 @@ def cmd_export(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 def _claim(study: Any) -> str:
     """The exported recommendation's confirmed gain over the default and over the best rule of thumb, or that it
     is unconfirmed (the search's best of N)."""
-    from autotune.campaign import confirmation_lines  # lazy: Optuna stack, fast --help
 
     conf = trialrecord.read_study(study).confirmation
     if not conf:
@@ -137,9 +117,6 @@ def _file_patterns(text: str) -> list[str]:
 
 
 def cmd_space(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
-    from autotune.space import rules_of_thumb  # lazy: Optuna stack, fast --help
-
     rt = Runtime.build(load(args))
     for n in rt.space.notices:
         print(f"notice: {n}")

@@ -1,4 +1,6 @@
-"""Parser assembly and the one place that turns exceptions into exit codes (2: bad input, 130: interrupted)."""
+"""Parser assembly, dispatch and the one place that turns exceptions into exit codes (2: bad input, 130:
+interrupted). The parser is light (``_parsers``); the command's handler module is imported here, by the name its
+parser declares, only when that command runs."""
 
 from __future__ import annotations
 
@@ -9,14 +11,12 @@ import sys
 from collections.abc import Sequence
 from typing import ClassVar, NoReturn
 
+from autotune._extras import require
 from autotune._yaml import plain_text
-from autotune.cli import _check, _compare, _init, _inspect, _model, _service, _site, _submit, _tune
-from autotune.cli._errors import describe, guard_stdout
-from autotune.cli._service import hints_defaults
+from autotune.cli._errors import describe, guard_stdout, hints_defaults
+from autotune.cli._options import resolve
+from autotune.cli._parsers import COMMANDS
 from autotune.errors import AutotuneError
-
-# Subcommand modules in the order `autotune --help` lists them.
-COMMANDS = (_init, _tune, _check, _inspect, _compare, _model, _service, _submit, _site)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,8 +49,8 @@ def _name_the_value(message: str, argv: list[str]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="autotune", description="Bayesian tuning of parallel-I/O settings.")
     sub = parser.add_subparsers(dest="cmd", required=True)
-    for module in COMMANDS:
-        module.register(sub)
+    for register in COMMANDS:
+        register(sub)
     return parser
 
 
@@ -71,7 +71,9 @@ def _run(argv: list[str]) -> int:
     try:
         for arg in argv:  # a path or value with a newline would break every line that prints it
             plain_text(arg, "command line", "an argument")
-        return int(args.run(args, argv))
+        if args.needs is not None:  # an optional extra the command needs: said before anything runs
+            require(*args.needs)
+        return int(resolve(args.run)(args, argv))
     except AutotuneError as exc:
         if args.cmd == "hints":  # a job script never breaks on `hints`
             return hints_defaults(str(exc))
@@ -81,6 +83,8 @@ def _run(argv: list[str]) -> int:
         print("autotune: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
+        if args.cmd == "hints":  # its handler could not be loaded (it answers every other failure itself)
+            return hints_defaults(f"cannot load the hints ({type(exc).__name__}: {exc})")
         if os.environ.get("AUTOTUNE_DEBUG"):
             raise
         line = describe(exc)  # a full/read-only disk, a corrupt or unreachable store: not a bug

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Sequence
+
+from autotune.campaign import advise, fit_campaigns
 
 
-def run_fit(args: argparse.Namespace) -> int:
-    from autotune.campaign import fit_campaigns  # lazy: Optuna stack, fast --help
-
+def cmd_fit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     site = fit_campaigns(args.campaigns, args.storage, args.constants.split(",") if args.constants else None)
     sys.stdout.write(site.text + "\n")
     if args.output:
@@ -20,24 +20,7 @@ def run_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_advise(args: argparse.Namespace) -> int:
-    from autotune.campaign import advise  # lazy: Optuna stack, fast --help
-
+def cmd_advise(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     sys.stdout.write(advise(args.campaigns, args.nodes, args.storage,
                             args.constants.split(",") if args.constants else None).text + "\n")
     return 0
-
-
-def register(msub: Any) -> None:
-    f = msub.add_parser("fit", help="fit the profile's model constants to the campaigns' measured trials")
-    f.add_argument("campaigns", nargs="+", help="campaign YAML file(s) whose studies hold real measurements")
-    f.add_argument("-o", "--output", help="write the calibrated profile here (YAML)")
-    f.add_argument("--constants", help="comma-separated constants to fit (default: by the target's kind)")
-    f.add_argument("--storage", help="Optuna storage URL (default: each campaign's)")
-    f.set_defaults(run=lambda a, argv=(): run_fit(a))
-    a = msub.add_parser("advise", help="fit the campaigns' trials at their scale, advise settings at --nodes N")
-    a.add_argument("campaigns", nargs="+", help="campaign YAML file(s) whose studies hold real measurements")
-    a.add_argument("--nodes", type=int, required=True, help="node count to advise for (same ranks per node)")
-    a.add_argument("--constants", help="comma-separated constants to fit (default: by the target's kind)")
-    a.add_argument("--storage", help="Optuna storage URL (default: each campaign's)")
-    a.set_defaults(run=lambda a, argv=(): run_advise(a))

@@ -11,63 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.cli._common import DialectChoices, add_overrides, dialect_help, lfs_path, load, warn_stack
-from autotune.cli._store import register_store
+from autotune.campaign import Runtime, make_storage
+from autotune.cli._common import load, warn_stack
+from autotune.cli._errors import hints_defaults
 from autotune.errors import AutotuneError
+from autotune.hints import flavour_problem, render
+from autotune.service import Policy, StoreUnavailable, app_hints, bounded, do_ask, do_hints, do_tell, job_report, parse_ref
 from autotune.units import parse_duration
-
-
-def register(sub: Any) -> None:
-    register_jobs(sub)
-    register_store(sub)
-
-
-def register_jobs(sub: Any) -> None:
-    a = sub.add_parser("ask", help="the configuration a production job runs (eval \"$(autotune ask ...)\")")
-    a.add_argument("campaign")
-    add_overrides(a)
-    a.add_argument("--format", choices=("env", "json"), default="env")
-    a.add_argument("--explore", type=float, default=0.2, help="fraction of jobs that try a new configuration (0.2)")
-    a.add_argument("--max-slowdown", type=float, default=0.25,
-                   help="an exploratory configuration may be predicted at most this much slower than the best (0.25)")
-    a.add_argument("--expire", default="24h", help="a trial whose job never tells fails after this long (24h)")
-    a.add_argument("--timeout", default="10s", help="wait at most this long for the store, then fall back (10s)")
-    a.add_argument("--job-id", default=None, help="recorded on the trial (default: $SLURM_JOB_ID)")
-    a.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
-    a.add_argument("--seed", type=int, default=None, help="seed of the explore/exploit draw (tests)")
-    a.set_defaults(run=cmd_ask)
-    t = sub.add_parser("tell", help="record what a production job measured on the trial `ask` gave it")
-    t.add_argument("campaign")
-    add_overrides(t)
-    t.add_argument("--trial", default=None, help="STUDY:NUMBER:TOKEN (default: $AUTOTUNE_TRIAL)")
-    how = t.add_mutually_exclusive_group()
-    how.add_argument("--value", type=_finite, help="the metric's value, in the objective's unit")
-    how.add_argument("--walltime", action="store_true", help="seconds since `ask` (time objectives only)")
-    how.add_argument("--output", metavar="FILE", help="the job's output: the campaign's own metric extractor reads it")
-    t.add_argument("--exit-status", type=int, default=0, help="the job's exit status: non-zero is a failed trial")
-    t.add_argument("--timeout", default="30s", help="wait at most this long for the store, then spool (30s)")
-    t.set_defaults(run=cmd_tell)
-    h = sub.add_parser("hints", help="the best known hints for an app on a system (never fails)")
-    h.add_argument("campaign", metavar="CAMPAIGN|APP",
-                   help="a campaign file, or an application's name (with --storage: its recorded studies)")
-    add_overrides(h)
-    h.add_argument("--system", help="with an app name: the system whose studies count (default: the most recent)")
-    h.add_argument("--format", choices=DialectChoices(), default="env", metavar="FORMAT", help=dialect_help())
-    h.add_argument("--path", default="$OUTPUT_DIR", type=lfs_path, help="directory for lfs setstripe")
-    h.add_argument("--timeout", default="10s")
-    h.set_defaults(run=cmd_hints)
-
-
-def _finite(text: str) -> float:
-    """``tell --value`` (argparse type): a finite number, named as given (``1e999`` is not read as inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value != value or abs(value) == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number (a job that measured nothing "
-                                         "tells --exit-status 1)")
-    return value
 
 
 def _seconds(text: str, what: str) -> float:
@@ -97,10 +47,6 @@ def _say_private(c: Any) -> None:
 
 
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
-    from autotune.hints import render  # lazy: Optuna stack, fast --help
-    from autotune.service import Policy, do_ask  # lazy: Optuna stack, fast --help
-
     c = load(store_args(args))
     _say_private(c)
     rt = Runtime.build(c)
@@ -123,9 +69,6 @@ def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
-    from autotune.service import do_tell, job_report, parse_ref  # lazy: Optuna stack, fast --help
-
     ref = args.trial if args.trial is not None else os.environ.get("AUTOTUNE_TRIAL", "")
     c = load(store_args(args))
     if ref:  # empty: the job ran a fallback configuration (below)
@@ -143,17 +86,6 @@ def cmd_tell(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     return 0
 
 
-DEFAULTS = "# defaults: nothing to set"  # what `hints` prints when it cannot answer: a comment, safe to eval
-
-
-def hints_defaults(why: str) -> int:
-    """``hints`` could not answer: the reason on stderr (one line), the defaults on stdout, exit 0."""
-    line = " ".join(why.split())
-    print(f"autotune hints: {line if len(line) <= 300 else line[:297] + '...'}: keeping the defaults", file=sys.stderr)
-    print(DEFAULTS)
-    return 0
-
-
 def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     """Prints valid hints or the defaults, and exits 0 whatever happens: a job script never breaks on it."""
     try:
@@ -163,10 +95,6 @@ def cmd_hints(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
 
 
 def _hints(args: argparse.Namespace) -> int:
-    from autotune.campaign import Runtime  # lazy: Optuna stack, fast --help
-    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
-    from autotune.service import StoreUnavailable, do_hints  # lazy: Optuna stack, fast --help
-
     if not _is_campaign_file(args.campaign):
         return _app_hints(args)
     try:
@@ -192,9 +120,6 @@ def _is_campaign_file(name: str) -> bool:
 
 def _app_hints(args: argparse.Namespace) -> int:
     """``hints APP``: the app's recorded studies in ``--storage``; the defaults whatever goes wrong."""
-    from autotune.campaign import make_storage  # lazy: Optuna stack, fast --help
-    from autotune.hints import flavour_problem, render  # lazy: Optuna stack, fast --help
-    from autotune.service import StoreUnavailable, app_hints, bounded  # lazy: Optuna stack, fast --help
 
     storage = store_args(args).storage
     if not storage:

@@ -15,41 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from autotune._yaml import parse_yaml, plain_text
+from autotune.cli._parsers import MAX_BUDGET_S
 from autotune.errors import ConfigError
-
-MAX_BUDGET_S = 600.0
-
-
-def _mpi_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--mpiexec", default="mpiexec", help="the launcher's mpiexec (default: mpiexec)")
-    p.add_argument("--mpiexec-arg", action="append", default=[], metavar="ARG",
-                   help="an argument for mpiexec (repeatable; e.g. --mpiexec-arg=--mca --mpiexec-arg=io ...)")
-    p.add_argument("--python", default=sys.executable, help="the ranks' interpreter, with mpi4py (default: this one)")
-    p.add_argument("--no-mpi", action="store_true", help="do not start MPI ranks")
-
-
-def register(sub: Any) -> None:
-    s = sub.add_parser("site", help="detect this host's stack; write a system profile for it")
-    ssub = s.add_subparsers(dest="site_cmd", required=True)
-    d = ssub.add_parser("detect", help="the MPI library and io component, the file system of --path, cores, tools")
-    d.add_argument("--path", default=".", help="the folder whose file system to detect (default: .)")
-    d.add_argument("--json", action="store_true", help="print JSON instead of lines")
-    _mpi_options(d)
-    d.set_defaults(run=cmd_detect)
-    p = ssub.add_parser("profile", help="write a system profile for this machine: detection plus a short probe")
-    p.add_argument("-o", "--output", required=True, help="the profile YAML to write")
-    p.add_argument("--name", default=None, help="the system's name (default: the file's stem)")
-    p.add_argument("--path", action="append", default=[], help="a folder on a file system to profile (repeatable; "
-                   "default: .); the probe writes and removes a few 64 MiB files there")
-    p.add_argument("--budget", default="60", help="seconds the probe may take in all (default: 60)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    _mpi_options(p)
-    p.set_defaults(run=cmd_profile)
+from autotune.systems import ProbeSetup, detect_stack, parse_system, profile_site
 
 
 def _setup(args: argparse.Namespace) -> Any:
-    from autotune.systems import ProbeSetup  # lazy: probe modules, fast --help
-
     return ProbeSetup(mpiexec=args.mpiexec, mpiexec_args=tuple(args.mpiexec_arg), python=args.python)
 
 
@@ -87,8 +58,6 @@ def detection_lines(found: Any) -> list[str]:
 
 
 def cmd_detect(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.systems import detect_stack  # lazy: probe modules, fast --help
-
     setup = _setup(args)
     found = detect_stack(_folder(args.path, "--path"), mpi=not args.no_mpi, mpiexec=setup.mpiexec,
                          python=setup.python, mpiexec_args=setup.mpiexec_args)
@@ -113,8 +82,6 @@ def _budget(text: str) -> float:
 
 
 def cmd_profile(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
-    from autotune.systems import parse_system, profile_site  # lazy: probe modules, fast --help
-
     out = Path(args.output).expanduser()
     if out.exists() and not args.force:
         raise ConfigError(f"-o: {args.output!r} exists (--force overwrites it)")

@@ -8,27 +8,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from autotune.errors import ConfigError
 from autotune.execute import raysubmit
 
 FINAL = {"SUCCEEDED", "FAILED", "STOPPED"}
-
-
-def register(sub: Any) -> None:
-    s = sub.add_parser("submit", help="run a campaign on a Ray cluster through Ray Jobs (or --status/--logs/--stop ID)")
-    s.add_argument("campaign", nargs="?", help="campaign YAML file (its directory is shipped as the working dir)")
-    s.add_argument("--address", required=True, help="the Ray dashboard, e.g. http://127.0.0.1:8265")
-    s.add_argument("--python", default="python", help="the cluster's Python with autotune installed (default: python)")
-    s.add_argument("--wait", action="store_true", help="wait for the job to end, then print its logs")
-    act = s.add_mutually_exclusive_group()
-    act.add_argument("--status", metavar="ID", help="the job's status")
-    act.add_argument("--logs", metavar="ID", help="the job's output so far")
-    act.add_argument("--stop", metavar="ID", help="stop the job (the campaign stops between trials, resumable)")
-    s.add_argument("--tune-args", default="", metavar="'OPTIONS'",
-                   help="options for `autotune tune` on the cluster, e.g. --tune-args '--trials 40 --no-tracking'")
-    s.set_defaults(run=cmd_submit)
 
 
 def cmd_submit(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:

@@ -8,24 +8,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from autotune.cli._common import add_tune_overrides, load, warn_stack
+from autotune.campaign import Runtime, dry_run, nothing_left_on_failure, prepare_stores, summary_text
+from autotune.cli._common import load, warn_stack
 from autotune.execute import run_with_executor
-
-
-def register(sub: Any) -> None:
-    t = sub.add_parser("tune", help="run or resume a tuning campaign")
-    t.add_argument("campaign", help="campaign YAML file")
-    add_tune_overrides(t)
-    t.add_argument("--dry-run", action="store_true", help="print what each trial would run, run nothing")
-    t.add_argument("--notify", metavar="CMD", help="command run at the end with the summary on stdin (no shell)")
-    t.set_defaults(run=cmd_tune)
+from autotune.tracking import campaign_tracker, check_notify, notify
 
 
 def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import Runtime, nothing_left_on_failure  # lazy: Optuna stack, fast --help
-
     if args.notify is not None:  # checked before hours of trials, not at their end
-        from autotune.report import check_notify  # lazy: matplotlib (optional), fast --help
 
         check_notify(args.notify)
     c = load(args)
@@ -38,9 +28,6 @@ def cmd_tune(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from autotune.campaign import prepare_stores, summary_text  # lazy: Optuna stack, fast --help
-    from autotune.tracking import campaign_tracker  # lazy: 20 ms, fast --help
-
     prepare_stores(c)  # writable work directory, intact stores: one line otherwise
     tracker = campaign_tracker(c.tracking, experiment=c.name, uri=c.tracking_uri, workdir=c.workdir)
     result = run_with_executor(c, rt, tracker=tracker, command_line=shlex.join(["autotune", *argv]))
@@ -54,7 +41,6 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
     if tracker is not None and tracker.name == "mlflow":
         print(f"tracking: {c.tracking_uri}  (mlflow ui --backend-store-uri {c.tracking_uri} --host 127.0.0.1)")
     if args.notify:  # the notification hook (autotune.report.notify)
-        from autotune.report import notify  # lazy: matplotlib (optional), fast --help
 
         warning = notify(args.notify, summary_text(rt, result.study), result.stopped_by)
         if warning:
@@ -70,7 +56,6 @@ def _tune(c: Any, rt: Any, args: argparse.Namespace, argv: Sequence[str]) -> int
 
 def _dry_run(rt: Any, trials: int | None) -> int:
     """Print what the first trials of the real run will run (``campaign.dry_run`` writes each to a file)."""
-    from autotune.campaign import dry_run  # lazy: Optuna stack, fast --help
 
     dry = dry_run(rt, trials)
     print(dry.text, end="")

@@ -4,10 +4,10 @@ bootstrap intervals, plots (inline SVG), a self-contained HTML file, a Markdown 
 from autotune.report._build import Report, build_report
 from autotune.report._data import report_data, target_data
 from autotune.report._figures import TargetFigures, TrialRow, importance, target_figures
-from autotune.report._notify import check_notify, notify, parse_notify
 from autotune.report._plots import PLOTS, Plot
 from autotune.report._run import CompareResult, compare_campaigns, open_all, run_campaigns
 from autotune.report._stats import Comparison, Versus, advantage, bootstrap_value, compare
+from autotune.tracking import check_notify, notify, parse_notify  # the hook `compare` runs, as `tune` does
 
 __all__ = [
     "PLOTS", "CompareResult", "Comparison", "Plot", "Report", "TargetFigures", "TrialRow", "Versus", "advantage",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.cli import _store as cli_store
+from autotune.cli import _options as cli_options
 from autotune.cli import main
 from autotune.errors import ConfigError
 from autotune.service import DEFAULT_PORT, socket_path
@@ -29,7 +29,7 @@ def _mode(path: Path) -> int:
 
 
 def test_the_help_names_the_port_the_service_uses() -> None:
-    assert cli_store.DEFAULT_PORT == DEFAULT_PORT  # the parser's help cannot import the service (Optuna)
+    assert cli_options.DEFAULT_PORT == DEFAULT_PORT  # the parser's help cannot import the service (Optuna)
 
 
 def test_the_default_socket_is_in_a_private_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,15 +1,12 @@
-"""Unit tests: the margin and its bootstrap interval, the recommendation, the notification hook."""
+"""Unit tests: the margin and its bootstrap interval, the recommendation."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from autotune.errors import ConfigError
-from autotune.report import TargetFigures, TrialRow, advantage, bootstrap_value, compare, notify, parse_notify
+from autotune.report import TargetFigures, TrialRow, advantage, bootstrap_value, compare
 
 
 def _row(n: int, reps: list[float], maximize: bool = True, default: bool = False) -> TrialRow:
@@ -70,25 +67,6 @@ def test_minimize_ranks_the_shorter_time_first() -> None:
 def test_different_objectives_are_refused() -> None:
     with pytest.raises(ConfigError, match="different objectives"):
         compare([_fig("a", [1, 2], [1, 1]), _fig("b", [1, 2], [1, 1], "seconds", "minimize")])
-
-
-def test_notify_gets_the_summary_without_a_shell(tmp_path: Path) -> None:
-    out = tmp_path / "out.txt"
-    script = tmp_path / "hook.py"
-    script.write_text("import os, sys\nopen(sys.argv[1], 'w').write(sys.stdin.read() + '|' + "
-                      "os.environ['AUTOTUNE_STATUS'] + '|' + os.environ['AUTOTUNE_SUMMARY'] + '|' + sys.argv[2])\n")
-    hostile = "best 1.0; $(touch pwned) `touch pwned2` && rm -rf /"
-    warning = notify(f"{sys.executable} {script} {out} 'a b;c'", hostile, "trials", tmp_path / "r.html")
-    assert warning is None
-    assert out.read_text() == f"{hostile}|trials|{hostile}|a b;c"
-    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
-
-
-def test_notify_failure_is_a_warning(tmp_path: Path) -> None:
-    assert "exited with 3" in (notify(f"{sys.executable} -c 'import sys; sys.exit(3)'", "s", "done") or "")
-    assert "nonexistent" in (notify("/nonexistent/hook", "s", "done") or "")
-    with pytest.raises(ConfigError):
-        parse_notify("'unbalanced")
 
 
 def test_within_jitter_a_cost_difference_inside_the_noise_keeps_the_winner() -> None:
