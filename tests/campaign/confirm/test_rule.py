@@ -6,10 +6,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from autotune.campaign.run._report import winner_of
-from autotune.campaign.confirm._sequential import confirm
 from autotune.campaign.confirm._rule import rule_floor
-
+from autotune.campaign.confirm._sequential import confirm
+from autotune.campaign.run._report import winner_of
 from autotune.measure import ALPHA, trimmed
 from autotune.space import Config
 
