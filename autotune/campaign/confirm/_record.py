@@ -154,8 +154,11 @@ class Confirmation:
         if a is None:
             if name in self.dropped:
                 return f"dropped: {self.dropped[name]}"
-            return "the winner's only changed setting that can act: it carries the confirmed gain" \
-                if self.proven else "not ablated"
+            if self.recommends_rule:
+                return "a setting of the rule of thumb, as its source gives it (not ablated)"
+            if self.proven and self._sole(name):
+                return "the winner's only changed setting that can act: it carries the confirmed gain"
+            return "kept, not ablated: the confirmed gain is the winner's as a whole" if self.proven else "not ablated"
         cost = f"dropping it cost {a['cost']:+.1%} (95% interval {a['low']:+.1%} to {a['high']:+.1%})"
         if name in self.dropped:
             return f"dropped: {self.dropped[name]}"
@@ -166,9 +169,14 @@ class Confirmation:
 
     def shown_to_matter(self, name: str) -> bool:
         """Whether the ablation showed that ``name`` carries part of the gain (a cost above zero), or it is the
-        winner's only changed setting (it carries all of it)."""
+        winner's only changed setting that can act (it carries all of it); a setting kept without an ablation among
+        others was not shown to matter on its own."""
         a = self.ablation.get(name)
-        return a["low"] > 0 if a is not None else name not in self.dropped and self.proven
+        return a["low"] > 0 if a is not None else self.proven and not self.recommends_rule and self._sole(name)
+
+    def _sole(self, name: str) -> bool:
+        """Whether ``name`` is the only recommended setting that was not dropped."""
+        return [k for k in self.recommended if k not in self.dropped] == [name]
 
     def _pm(self) -> str:
         """The margin, with '± half the interval' where that reads true (an interval narrower than 100%)."""

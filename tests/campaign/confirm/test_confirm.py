@@ -286,6 +286,28 @@ def test_the_summary_prints_the_ablation_and_says_what_it_showed_of_each_setting
     assert winner_of({**conf.__dict__}) == (12, {"b": 2})  # the configuration shown is the winner's, not trial 11's
 
 
+def test_settings_kept_without_an_ablation_are_not_said_to_matter_one_by_one() -> None:
+    from autotune.campaign.confirm._record import Confirmation
+
+    def shown(recommended: dict[str, object]) -> Confirmation:
+        return Confirmation(
+            rounds=7, candidates=[{"label": "default", "trial": -1, "config": DEFAULT, "values": [1.0]},
+                                  {"label": "trial 4", "trial": 4, "config": recommended, "values": [2.0]}],
+            winner="trial 4", margin=0.7, low=0.2, high=1.5, recommended=dict(recommended), decision="recommend",
+            bound=0.3, note="no ablation: 2 run(s) left of the confirmation's budget")
+
+    several = shown({"mpiio.romio_cb_write": "disable", "mpiio.romio_ds_write": "enable"})
+    for name in several.recommended:  # no ablation ran: neither carries the gain on its own
+        assert not several.shown_to_matter(name)
+        assert several.setting_note(name) == "kept, not ablated: the confirmed gain is the winner's as a whole"
+    one = shown({"mpiio.romio_cb_write": "disable"})  # the only setting that can act carries all of the gain
+    assert one.shown_to_matter("mpiio.romio_cb_write") and "only changed setting" in one.setting_note(
+        "mpiio.romio_cb_write")
+    one.recommends_rule = True  # a rule's settings come from its source, not from this confirmation
+    assert not one.shown_to_matter("mpiio.romio_cb_write") and "rule of thumb" in one.setting_note(
+        "mpiio.romio_cb_write")
+
+
 def test_a_rule_that_cannot_be_measured_is_never_recommended() -> None:
     winner, rule = {**DEFAULT, "mpiio.cb_nodes": 4}, {**DEFAULT, "mpiio.cb_nodes": 2}
     bench = Bench()
