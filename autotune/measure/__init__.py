@@ -24,6 +24,7 @@ from autotune.measure._effect import (
     took_effect,
 )
 from autotune.measure._extract import (
+    EXTRACT_TIMEOUT_S,
     EXTRACTORS,
     BaseExtractor,
     JsonExtractor,
@@ -56,7 +57,7 @@ from autotune.measure._margin import (
     trimmed,
     unpaired,
 )
-from autotune.measure._plausible import MIN_TRIALS, implausible, implausible_given
+from autotune.measure._plausible import ANY_MAX, BANDWIDTH_MAX, MIN_TRIALS, RATIO, implausible, implausible_given
 from autotune.measure._sanity import BANDWIDTH_FLOOR, TIME_FLOOR, metric_problem, refuse_told, value_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verdicts import PROBLEMS, verdict_brief, verdict_cell, verdict_lines
@@ -67,10 +68,13 @@ from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what
 __all__ = [
     "AGGREGATES",
     "ALPHA",
+    "ANY_MAX",
     "BANDWIDTH_FLOOR",
+    "BANDWIDTH_MAX",
     "BOOTSTRAP",
     "CANONICAL",
     "EXTRACTORS",
+    "EXTRACT_TIMEOUT_S",
     "INTERIM",
     "MIN_TRIALS",
     "NOT_PASSED",
@@ -78,6 +82,7 @@ __all__ = [
     "OMPIO_MCA",
     "ONE_SIDED_KINDS",
     "PROBLEMS",
+    "RATIO",
     "STATES",
     "TIME_FLOOR",
     "TRIM",

@@ -3,12 +3,13 @@
 ``predict(pattern, system, filesystem, config)`` gives each phase's time as a sum of named terms;
 ``NoiseModel`` adds shared-system jitter; ``simulate_run`` returns a kernel-style JSON record;
 ``calibrate`` compares the model with the cited sources' figures; ``fit_constants`` fits a site's constants
-to measured runs. See docs/model.md.
+to measured runs; ``scenarios`` holds the cited sources' experiments by name. See docs/model.md.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from autotune.model import _scenarios as scenarios  # the cited sources' experiments, by name
 from autotune.model._calibrate import calibrate
 from autotune.model._ceiling import physical_ceiling
 from autotune.model._constants import Constants, constants_for
@@ -70,6 +71,7 @@ __all__ = [
     "predict",
     "predicted",
     "sample",
+    "scenarios",
     "settings_in_effect",
     "simulate_run",
 ]

@@ -1,7 +1,8 @@
 """The random kill loop: ``kill -9`` a seeded campaign at random moments, resume it, and count what ran twice.
 
 The robustness suite runs it with fixed seeds; ``python -m experiments.evaluation.kill_loop`` runs it with fresh
-ones, many times (a stress test of resume: the deterministic per-step tests are ``tests/robustness/test_kill_steps.py``).
+ones, many times (a stress test of resume: the deterministic per-step tests are
+``tests/campaign/study/test_kill_steps.py``).
 """
 
 from __future__ import annotations

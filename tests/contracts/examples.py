@@ -14,7 +14,7 @@ import pytest
 from autotune.hints import Settings
 from autotune.launch import AppSpec, RunRequest, RunResult, get_launcher
 from autotune.measure import get_extractor
-from autotune.model import _scenarios as scenarios
+from autotune.model import scenarios
 from autotune.pattern import IOPattern
 from autotune.testing import command_request, ensure_local_slurm, history
 from autotune.tracking import get_tracker

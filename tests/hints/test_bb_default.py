@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autotune.hints import resolve
-from autotune.model import _scenarios as scenarios
-from autotune.model import constants_for, settings_in_effect
+from autotune.model import constants_for, scenarios, settings_in_effect
 from autotune.pattern import IOPattern
 from autotune.space import aggregators, load_space
 

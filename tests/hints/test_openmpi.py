@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from autotune.hints import inert, render, resolve
-from autotune.launch import app_command
-from autotune.launch._jobscript import repetition_block
+from autotune.launch import app_command, repetition_block
 from autotune.pattern import IOPattern
 from autotune.systems import load_system
 from autotune.testing import command_request, local_system_file

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autotune.launch import LAUNCHERS, BaseLauncher, RunRequest, get_launcher
-from autotune.model import _scenarios as scenarios
+from autotune.model import scenarios
 from autotune.pattern import IOPattern
 from autotune.testing import LauncherContract, RunContract, ensure_local_slurm
 from tests.contracts.examples import model_request

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from autotune.campaign import load_campaign
-from autotune.model import _scenarios as scenarios
-from autotune.model import predict
+from autotune.model import predict, scenarios
 from autotune.testing.reports import EXPERIMENTS, autotune, check_against_storage, load_report, mlflow_best, trials_run
 
 WRF = [str(EXPERIMENTS / "compare-wrfchem-lustre.yaml"), str(EXPERIMENTS / "compare-wrfchem-bb.yaml")]

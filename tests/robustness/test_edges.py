@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from autotune._paths import find_named
-from autotune.campaign.study._stores import STARTED_NAME
+from autotune.campaign.study import STARTED_NAME
 from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 

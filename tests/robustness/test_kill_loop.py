@@ -15,7 +15,7 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.campaign import load_campaign, ran_trials
-from autotune.campaign.file._names import data_dir_re
+from autotune.campaign.file import data_dir_re
 from autotune.testing import kill_9_repeatedly, kill_all, processes_with, script_campaign
 
 # Sleeps a random moment, sometimes leaves a detached daemon behind, writes into its data directory.

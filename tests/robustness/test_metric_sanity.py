@@ -13,8 +13,7 @@ from optuna.trial import TrialState
 
 from autotune.campaign import load_campaign, run_campaign
 from autotune.launch import RunResult
-from autotune.measure import get_extractor, metric_problem
-from autotune.measure._extract import EXTRACT_TIMEOUT_S
+from autotune.measure import EXTRACT_TIMEOUT_S, get_extractor, metric_problem
 from autotune.testing import GOOD_APP, script_campaign
 
 

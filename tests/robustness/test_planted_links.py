@@ -11,8 +11,7 @@ import pytest
 
 from autotune._safefile import check_no_links, make_dirs, replace_file, write_file
 from autotune.errors import ConfigError
-from autotune.launch import run_process
-from autotune.launch._tree import write_record
+from autotune.launch import run_process, write_record
 from autotune.testing import script_campaign
 
 APP = 'print(\'{"metrics": {"bandwidth_mib_s": 5}}\')\n'

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.measure import implausible
-from autotune.measure._plausible import ANY_MAX, BANDWIDTH_MAX, RATIO
+from autotune.measure import ANY_MAX, BANDWIDTH_MAX, RATIO, implausible
 from autotune.testing import assert_clean, model_campaign_data, run_cli, write_campaign_yaml
 
 

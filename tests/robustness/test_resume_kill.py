@@ -2,7 +2,7 @@
 
 The moments come from FIXED kill seeds (CI is reproducible); ``python -m experiments.evaluation.kill_loop`` runs
 the same loop with fresh seeds, many times. Each step of a trial is killed deterministically in
-test_kill_steps.py."""
+tests/campaign/study/test_kill_steps.py."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_kill_9_and_resume_never_repeats_a_configuration(tmp_path: Path, sampler
 
 def test_a_store_whose_writer_was_killed_mid_transaction_resumes(tmp_path: Path) -> None:
     """A hot journal (kill -9 during a write) is rolled back by the store check, not called a broken store."""
-    from autotune.campaign.study._stores import check_sqlite
+    from autotune.campaign.study import check_sqlite
 
     db = tmp_path / "optuna.db"
     with closing(sqlite3.connect(db)) as con:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from autotune.campaign import load_campaign
-from autotune.launch import proc_stat
-from autotune.launch._process import KILL_GRACE_S, run_process
+from autotune.launch import KILL_GRACE_S, proc_stat, run_process
 from autotune.testing import kill_all, processes_with, script_campaign, wait_for
 
 

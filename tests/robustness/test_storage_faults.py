@@ -193,7 +193,7 @@ def test_trials_missing_from_the_tracker_are_backfilled(tmp_path: Path) -> None:
     from typing import Any
 
     from autotune.campaign import CampaignLoop, parse_campaign
-    from autotune.campaign.study._stores import backfill_tracker
+    from autotune.campaign.study import backfill_tracker
     from autotune.tracking import BaseTracker, CampaignInfo, SafeTracker, TrackedTrial
 
     class Recorder(BaseTracker):

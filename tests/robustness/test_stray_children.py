@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.launch import RunResult
-from autotune.launch._process import KILL_GRACE_S, run_process
+from autotune.launch import KILL_GRACE_S, RunResult, run_process
 from autotune.testing import kill_all, processes_with
 
 pytestmark = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="needs MPICH's mpiexec")

@@ -12,7 +12,7 @@ import pytest
 
 from autotune import trialrecord
 from autotune.campaign import CampaignLoop, load_campaign
-from autotune.campaign.file._names import REMEASURE_BASE, check_study_name, clean_stale_data, data_dir_name
+from autotune.campaign.file import REMEASURE_BASE, check_study_name, clean_stale_data, data_dir_name
 from autotune.errors import ConfigError
 from autotune.testing import GOOD_APP, script_campaign
 

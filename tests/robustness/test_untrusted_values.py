@@ -17,8 +17,7 @@ import yaml
 
 from autotune.campaign import Runtime, load_campaign
 from autotune.errors import ConfigError
-from autotune.service._fallback import cache_path, recall, remember
-from autotune.service._spool import pending, spool, spool_dir
+from autotune.service import cache_path, pending, recall, remember, spool, spool_dir
 from autotune.space import Expr
 from autotune.testing import script_campaign
 

@@ -18,7 +18,14 @@ from autotune.campaign.study._resume import (
     record_space,
     settle_unneeded,
 )
-from autotune.campaign.study._stores import backfill_tracker, nothing_left_on_failure, prepare_stores, stop_cleanly
+from autotune.campaign.study._stores import (
+    STARTED_NAME,
+    backfill_tracker,
+    check_sqlite,
+    nothing_left_on_failure,
+    prepare_stores,
+    stop_cleanly,
+)
 from autotune.campaign.study._study import (
     best_trial,
     data_in_use,
@@ -38,6 +45,7 @@ from autotune.campaign.study._untried import nearest_untried
 
 __all__ = [
     "DUPLICATE",
+    "STARTED_NAME",
     "Advice",
     "Counts",
     "SiteFit",
@@ -46,6 +54,7 @@ __all__ = [
     "best_ran",
     "best_trial",
     "check_identity",
+    "check_sqlite",
     "completed_configs",
     "counts",
     "data_in_use",

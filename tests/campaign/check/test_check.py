@@ -120,8 +120,7 @@ def test_check_asks_the_launchers_preflight_first(make_campaign: Any) -> None:
     from autotune.campaign import Runtime, load_campaign
     from autotune.campaign.check._check import format_check, run_check
     from autotune.errors import AutotuneError
-    from autotune.launch import RunRequest
-    from autotune.launch._local import LocalLauncher
+    from autotune.launch import LocalLauncher, RunRequest
 
     class Refusing(LocalLauncher):
         def preflight(self, requests: Sequence[RunRequest]) -> str | None:

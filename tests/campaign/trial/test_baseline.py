@@ -10,8 +10,7 @@ import pytest
 from autotune.campaign import parse_campaign
 from autotune.campaign.trial._baseline import baseline_config
 from autotune.errors import ConfigError
-from autotune.launch import RunRequest
-from autotune.launch._command import app_command
+from autotune.launch import RunRequest, app_command
 from autotune.space import BoundSpace
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from autotune.campaign import Runtime, load_campaign
-from autotune.launch._command import param_env
+from autotune.launch import param_env
 from autotune.testing import local_system_file
 
 

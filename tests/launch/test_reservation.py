@@ -13,8 +13,7 @@ import pytest
 import yaml
 
 from autotune.campaign import load_campaign, run_campaign
-from autotune.campaign.trial._reservation import release
-from autotune.campaign.trial._runtime import Runtime
+from autotune.campaign.trial import Runtime, release
 from autotune.launch._persistent import STATE_FILE, set_up
 from autotune.testing import ensure_local_slurm
 
