@@ -3,7 +3,7 @@ in pyproject.toml; each sub-package's modules are private, its ``__init__`` is i
 
 - ``check``: ``autotune check`` (one run of the default), ``tune --dry-run``, the MPI stack;
 - ``run``: the run loop: the steps of a trial, what it tells the study, re-measurement, the launcher's
-  preflight, the end-of-campaign summary;
+  preflight, the end-of-campaign summary, what ``status``, ``export`` and ``space`` print;
 - ``confirm``: the confirmation of the recommendation against the default (paired runs, their budget, the
   claim that one worker confirms);
 - ``trial``: the campaign bound to its target (``Runtime``), one trial and its repetitions, the reach of a
@@ -56,11 +56,14 @@ from autotune.campaign.run import (
     CampaignLoop,
     LoopResult,
     confirmation_lines,
+    export_claim,
     fmt_value,
     hints_text,
     pending_lines,
     preflight,
     run_campaign,
+    space_text,
+    status_text,
     summary,
     summary_text,
 )
@@ -122,6 +125,7 @@ __all__ = [
     "default_trial",
     "dry_run",
     "dry_run_confirmation_lines",
+    "export_claim",
     "fit_campaigns",
     "fmt_value",
     "format_check",
@@ -156,6 +160,8 @@ __all__ = [
     "run_check",
     "run_trial",
     "shown_not_in_effect",
+    "space_text",
+    "status_text",
     "storage_url",
     "summary",
     "summary_text",

@@ -4,20 +4,17 @@
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from autotune._yaml import parse_yaml, plain_text
+from autotune._yaml import plain_text
 from autotune.cli._parsers import MAX_BUDGET_S
 from autotune.errors import ConfigError
-from autotune.systems import ProbeSetup, detect_stack, parse_system, profile_site
+from autotune.systems import ProbeSetup, detect_stack, detection_lines, write_profile
 
 
 def _setup(args: argparse.Namespace) -> Any:
@@ -29,32 +26,6 @@ def _folder(text: str, what: str) -> Path:
     if not path.is_dir():
         raise ConfigError(f"{what}: {text!r} is not an existing folder")
     return path.resolve()
-
-
-def detection_lines(found: Any) -> list[str]:
-    """``site detect``'s lines: one fact each, with its mark and source."""
-    lines = [f"cores         {found.cores.value}  ({found.cores.mark}: {found.cores.source})"]
-    fs = found.filesystem
-    if fs is None:
-        lines.append("file system   unknown  (neither /proc/self/mountinfo nor statfs answered)")
-    else:
-        scope = "shared" if fs.network else "node-local"
-        lines.append(f"file system   {fs.fstype} at {fs.mount_point or '?'}: profile kind {fs.kind}, {scope}  "
-                     f"(detected: {fs.source}; {fs.path})")
-    mpi = found.mpi
-    if mpi is None:
-        lines.append("MPI           not asked (--no-mpi)")
-    elif mpi.error:
-        lines.append(f"MPI           unknown  ({mpi.error})")
-    else:
-        flavour = mpi.flavour or "unknown"
-        lines.append(f"MPI           {mpi.library.describe()}: profile flavour {flavour}  "
-                     f"(detected: MPI_Get_library_version through {mpi.mpiexec})")
-        lines.append(f"MPI-IO        {mpi.io_component or 'unknown'}  (detected: {mpi.io_reason})")
-    have = [n for n, p in found.tools.items() if p]
-    lacking = [n for n, p in found.tools.items() if not p]
-    lines.append(f"tools         {' '.join(have) or 'none'}" + (f"  (absent: {' '.join(lacking)})" if lacking else ""))
-    return lines
 
 
 def cmd_detect(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
@@ -92,26 +63,8 @@ def cmd_profile(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         raise ConfigError("--name: the system's name must not be empty")
     folders = [_folder(p, "--path") for p in (args.path or ["."])]
     budget = _budget(args.budget)
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = [f"written by `autotune site profile` on {socket.gethostname()} at {now}",
-              "run it where the jobs run (a compute node, inside an allocation) for that node's cores and MPI"]
-    busy = os.getloadavg()[0]
-    text, found = profile_site(name, folders, _setup(args), budget=budget, mpi=not args.no_mpi, header=header,
-                               say=lambda line: print(line, flush=True))
-    busy = max(busy, os.getloadavg()[0])
-    if busy > int(found.cores.value):
-        print(f"autotune: warning: the node was busy during the probe (load average {busy:.3g} on "
-              f"{found.cores.value} cores): its figures are the least disturbed repetitions, still a busy node's; "
-              "probe again on an idle node for the site's own", file=sys.stderr)
-    parse_system(parse_yaml(text, str(out)), str(out))  # what is written reads back as a profile
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    print("\n".join(detection_lines(found)))
-    marks = {m: sum(f"# {m}:" in line for line in text.splitlines()) for m in ("measured", "detected", "assumed")}
-    print(f"wrote {out}: {marks['measured']} measured, {marks['detected']} detected, {marks['assumed']} assumed "
-          f"value(s); use it as `system: {out}` in a campaign")
+    lines = write_profile(out, name, folders, _setup(args), budget=budget, mpi=not args.no_mpi,
+                          say=lambda line: print(line, flush=True),
+                          warn=lambda line: print(f"autotune: warning: {line}", file=sys.stderr))
+    print("\n".join(lines))
     return 0

@@ -1,5 +1,6 @@
 """Site profiles (``search_spaces/systems/*.yaml``): MPI flavour, file systems, burst-buffer pools; and the
-detection of the stack this process runs on (``detect``: MPI library and io component, file system, cores)."""
+detection of the stack this process runs on (``detect``: MPI library and io component, file system,
+cores); what ``site detect`` and ``site profile`` say and write."""
 
 from autotune.systems._charge import DEFAULT_CHARGE, Charge
 from autotune.systems._fsparse import FS_MAGIC, Mount, fs_kind, fstype_of_magic, is_network, mount_of, parse_mountinfo
@@ -30,6 +31,7 @@ from autotune.systems._profile import (
     parse_system,
 )
 from autotune.systems._siteprofile import ProbedFolder, parse_lfs_df, profile_site, site_profile_yaml
+from autotune.systems._sitewrite import detection_lines, save_profile, write_profile
 from autotune.systems.detect import (
     MARKS,
     Detection,
@@ -75,6 +77,7 @@ __all__ = [
     "detect_mpi",
     "detect_stack",
     "detect_tools",
+    "detection_lines",
     "dw_capacity",
     "effective_stripe_count",
     "fs_kind",
@@ -95,6 +98,8 @@ __all__ = [
     "parse_system",
     "probe",
     "profile_site",
+    "save_profile",
     "site_profile_yaml",
+    "write_profile",
     "writeback_rate",
 ]
