@@ -19,7 +19,7 @@ NOT_TIERS = {
     ("model/_outofsample.py", "posix"): 6,   # the published figures' I/O library
     ("model/_outofsample.py", "lustre"): 3,  # a file system NAMED lustre in the Dell white paper's profile
     ("systems/_fsparse.py", "lustre"): 2,    # the kernel's file-system type (statfs magic, network types)
-    ("cli/_site.py", "node-local"): 1,       # a mount's scope in the site listing, not a tier
+    ("systems/_sitewrite.py", "node-local"): 1,  # a mount's scope in the site listing, not a tier
 }
 
 
