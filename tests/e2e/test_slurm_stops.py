@@ -106,6 +106,12 @@ def test_sigterm_while_the_step_allocation_is_pending_leaves_the_queue_empty(tmp
                               "--wrap=sleep 120"],
                              capture_output=True, text=True, check=True).stdout.strip()
     try:
+        # the blocker must hold the node's CPUs before the campaign asks: two pending jobs may start in either order
+        deadline = time.monotonic() + 60
+        while not any(q.startswith(f"{blocker}|") and "|RUNNING|" in q for q in _queued(name)) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any(q.startswith(f"{blocker}|") and "|RUNNING|" in q for q in _queued(name)), _queued(name)
         proc = subprocess.Popen([*CLI, "tune", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not any(f"autotune-{name}-steps|PENDING" in q for q in _queued(name)) and time.monotonic() < deadline:
