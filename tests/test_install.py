@@ -73,6 +73,11 @@ def test_wheel_installs_and_runs_with_the_base_dependencies_only(tmp_path: Path)
     assert space.returncode == 0 and "lustre.stripe_count" in space.stdout, space.stderr
     cal = _run([str(cli), "model", "calibrate"], work)
     assert cal.returncode == 0 and "within tolerance" in cal.stdout, cal.stderr
+    for flag in ("--cross-validate", "--out-of-sample"):  # the refits need SciPy: named, not an internal error
+        refit = _run([str(cli), "model", "calibrate", flag], work)
+        assert refit.returncode == 2 and refit.stderr.strip().splitlines() == [
+            "autotune: error: autotune model calibrate --cross-validate / --out-of-sample needs scipy, which is not "
+            "installed: pip install 'autotune[model]'"], refit.stderr
     tune = _run([str(cli), "tune", "c.yaml", "--no-tracking", "--trials", "4"], work)
     assert tune.returncode == 0, tune.stderr
     assert "recommended settings" in tune.stdout and (work / "autotune-runs" / "model-theta-ior" / "optuna.db").is_file()

@@ -9,6 +9,7 @@ to measured runs; ``scenarios`` holds the cited sources' experiments by name. Se
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from autotune._extras import require
 from autotune.model import _scenarios as scenarios  # the cited sources' experiments, by name
 from autotune.model._calibrate import calibrate
 from autotune.model._ceiling import physical_ceiling
@@ -40,6 +41,7 @@ _LAZY = {"crossval_report": ("autotune.model._crossval", "report"),
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module, attr = _LAZY[name]
+        require("scipy.optimize", "model", "autotune model calibrate --cross-validate / --out-of-sample")
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -93,7 +93,7 @@ def configuration(space: BoundSpace, rule: RuleOfThumb) -> Config | str:
             continue  # not searched on this target: the setting cannot act here or the campaign left it out
         value = raw if (p.type == "categorical" and not _numeric(p.choices)) or not isinstance(raw, str) \
             else Expr(raw, f"rule of thumb {rule.name}.settings.{name}").evaluate(space.context)
-        snapped = nearest(p, value)
+        snapped = nearest(p, value, space.defaults.get(name))
         if snapped is None:
             return f"{name} = {value!r} is not one of {p.describe()}"
         over[name] = snapped
@@ -123,17 +123,19 @@ def rederived(space: BoundSpace, over: Mapping[str, Any]) -> Config:
     return cfg
 
 
-def nearest(p: BoundParam, value: Any) -> Any:
+def nearest(p: BoundParam, value: Any, avoid: Any = None) -> Any:
     """``value`` brought into ``p``'s range (the nearest value inside it; pow2: the nearest power of two on the
     log scale; categorical numbers, e.g. the stripe counts a user listed: the nearest choice, on the log scale
     when all are positive, so a value beyond them is capped at the largest), or None for a choice the parameter
-    does not have."""
+    does not have. Between two listed choices equally near, ``avoid`` (a rule's caller passes the default: a rule
+    snapped onto the default is no baseline of its own: 2 nodes over listed stripe counts 1 and 4) loses, then the
+    smaller wins."""
     if p.type == "categorical":
         if value in p.choices or not _numeric(p.choices) or not _numeric([value]):
             return value if value in p.choices else None
         nums = [float(c) for c in p.choices if isinstance(c, (int, float))]
-        pick = min(nums, key=lambda c: (abs(math.log(c / value)), c)) if min(nums) > 0 and value > 0 \
-            else min(nums, key=lambda c: (abs(c - value), c))
+        pick = min(nums, key=lambda c: (round(abs(math.log(c / value)), 12), c == avoid, c)) \
+            if min(nums) > 0 and value > 0 else min(nums, key=lambda c: (abs(c - value), c == avoid, c))
         return next(c for c in p.choices if c == pick)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
