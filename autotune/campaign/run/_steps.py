@@ -160,7 +160,7 @@ class LoopSteps:
         distributions = rt.space.distributions()
         trial = study.ask(fixed_distributions=distributions)
         _killpoint.reached("ask:asked")
-        unneeded = settle_unneeded(study, trial, distributions)
+        unneeded = settle_unneeded(study, trial, distributions, rt.space)
         if unneeded is not None:
             if unneeded != DUPLICATE:
                 self.say(f"resume: {unneeded}")

@@ -25,7 +25,8 @@ from optuna.trial import FrozenTrial, TrialState
 
 from autotune import trialrecord
 from autotune.errors import ConfigError
-from autotune.space import BoundSpace
+from autotune.hints import inert
+from autotune.space import BoundSpace, Config
 
 DUPLICATE = "duplicate"  # settle_unneeded's answer for a configuration already measured
 # what a study measured: the key in ``Runtime.info`` and the campaign key a user changes
@@ -108,23 +109,29 @@ def _drop_queued(study: optuna.Study, trial_id: int, why: str) -> None:
     study._storage.set_trial_state_values(trial_id, TrialState.FAIL)
 
 
-def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Mapping[str, BaseDistribution]) -> str | None:
+def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Mapping[str, BaseDistribution],
+                    space: BoundSpace | None = None) -> str | None:
     """Tell an asked trial that must not run and say why; None when it runs.
 
     Queued with values outside the space (by a worker that still had the old space): failed, with a notice.
-    A configuration already completed (e.g. a seeded sequence from before a resume): failed with
-    ``duplicate_of`` naming its twin, never run, not counted (``DUPLICATE``); failed, not told the twin's
-    values, so no sampler sees one measurement twice. The default configuration always runs (it applies no
-    searched setting). A retry is checked too: the trial it retries may have been killed before it was settled
-    as a twin (asked, never run), or another worker may have completed the configuration meanwhile."""
-    if trialrecord.read(trial).is_default:
+    A configuration already completed (e.g. a seeded sequence from before a resume), or with ``space`` its
+    physical twin (the same run: it differs only in settings that cannot act, e.g. aggregators with collective
+    buffering disabled; ``autotune.hints.inert``): failed with ``duplicate_of`` naming the twin, never run, not
+    counted (``DUPLICATE``); failed, not told the twin's values, so no sampler sees one measurement twice. The
+    default configuration always runs (it applies no searched setting), and a rule of thumb or the application's
+    baseline is a twin only of the same values (it is run as the user would run it). A retry is checked too: the
+    trial it retries may have been killed before it was settled as a twin (asked, never run), or another worker
+    may have completed the configuration meanwhile."""
+    record = trialrecord.read(trial)
+    if record.is_default:
         return None
     bad = outside(trial.params, distributions)
     if bad:
         trialrecord.write(trial, dropped=f"queued configuration outside the current space ({', '.join(bad)})")
         study.tell(trial, state=TrialState.FAIL)
         return f"queued trial {trial.number}: {', '.join(bad)}: outside the current space, dropped"
-    twin = completed_twin(study, trial.params)
+    as_run = None if space is None or record.rule_of_thumb or record.baseline else space
+    twin = completed_twin(study, trial.params, as_run)
     if twin is None:
         return None
     trialrecord.write(trial, duplicate_of=twin.number)
@@ -132,13 +139,26 @@ def settle_unneeded(study: optuna.Study, trial: optuna.Trial, distributions: Map
     return DUPLICATE
 
 
-def completed_twin(study: optuna.Study, params: Mapping[str, Any]) -> FrozenTrial | None:
-    """The first completed trial that ran exactly ``params`` (the same Optuna parameters), or None.
+def physical_key(space: BoundSpace, config: Config) -> tuple[tuple[str, Any], ...]:
+    """``config`` with each setting that cannot act (``autotune.hints.inert``) at its default, as a sorted key:
+    configurations with one key are the same run (physical twins)."""
+    default = space.default_config()
+    dead = inert(config, space.pattern.phases)
+    return tuple(sorted((k, default.get(k) if k in dead else v) for k, v in config.items()))
+
+
+def completed_twin(study: optuna.Study, params: Mapping[str, Any], space: BoundSpace | None = None) -> FrozenTrial | None:
+    """The first completed trial that ran exactly ``params`` (the same Optuna parameters) or, with ``space``, the
+    same physical configuration (``physical_key``); None when there is none.
 
     The default trial measured the space's default values (it sets nothing, and the space's defaults are what
     the system does then): a proposal of the same values repeats it."""
+    key = physical_key(space, space.from_optuna(dict(params))) if space is not None else None
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if trialrecord.read(t).ran and t.params == params and t.values:
+        if not (trialrecord.read(t).ran and t.values):
+            continue
+        if t.params == params or (space is not None and t.params.keys() == params.keys()
+                                  and physical_key(space, space.from_optuna(t.params)) == key):
             return t
     return None
 

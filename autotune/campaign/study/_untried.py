@@ -8,10 +8,10 @@ normalised coordinates (each numeric parameter's range on [0, 1], on a log2 scal
 two; a categorical change 0.5; settings that cannot act ignored: ``autotune.optimize.distance``). The
 sampler's intent (where it wanted to look) is kept, and the budget buys a new measurement. Configurations that
 are physical twins of a tried one (they differ only in settings that cannot act, e.g. aggregators with
-collective buffering disabled) come last. On a space small enough to enumerate (``feasible_count``) every
-feasible configuration is a candidate, so a campaign whose budget covers the space measures all of it; on a
-larger space the candidates are a fixed sample of it (``optimize.candidates``). None is left: the search
-has tried everything it can reach.
+collective buffering disabled: the same run) are not candidates. On a space small enough to enumerate
+(``feasible_count``) every feasible configuration is a candidate, so a campaign whose budget covers the space
+measures every physically distinct configuration of it; on a larger space the candidates are a fixed sample of
+it (``optimize.candidates``). None is left: the search has tried everything it can reach.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from optuna.trial import TrialState
 
 from autotune import trialrecord
 from autotune.campaign.study import _resume
-from autotune.hints import inert
 from autotune.optimize import candidates, distance
 from autotune.space import BoundSpace, Config
 
@@ -51,12 +50,6 @@ def tried(study: optuna.Study) -> set[tuple[tuple[str, Any], ...]]:
     return out
 
 
-def _physical(space: BoundSpace, config: Config) -> tuple[tuple[str, Any], ...]:
-    default = space.default_config()
-    return _key({k: default.get(k) if k in dead else v
-                 for dead in (inert(config, space.pattern.phases),) for k, v in config.items()})
-
-
 def _pool(space: BoundSpace, seed: int) -> Iterable[Config]:
     if _resume.feasible_count(space) is not None:
         return space.grid()
@@ -66,13 +59,13 @@ def _pool(space: BoundSpace, seed: int) -> Iterable[Config]:
 def nearest_untried(study: optuna.Study, space: BoundSpace, proposal: Config) -> Config | None:
     """The untried feasible configuration nearest to ``proposal`` (see the module docstring), or None."""
     done = tried(study)
-    done_physical = {_physical(space, space.from_optuna(dict(k))) for k in done}
-    best: tuple[bool, float, int] | None = None
+    done_physical = {_resume.physical_key(space, space.from_optuna(dict(k))) for k in done}
+    best: tuple[float, int] | None = None
     pick: Config | None = None
     for i, cfg in enumerate(_pool(space, seed=len(done))):
-        if _key(space.to_optuna(cfg)) in done:
+        if _key(space.to_optuna(cfg)) in done or _resume.physical_key(space, cfg) in done_physical:
             continue
-        rank = (_physical(space, cfg) in done_physical, distance(space, proposal, cfg), i)
+        rank = (distance(space, proposal, cfg), i)
         if best is None or rank < best:
             best, pick = rank, cfg
     return pick

@@ -321,3 +321,21 @@ def test_a_completed_trial_outside_the_space_is_never_recommended(tmp_path: Path
     assert float(best.value or 0) > float(now.value or 0)  # the old best is still the best value: it was excluded
     assert res.summary["best_trial"] == now.number
     assert res.study.user_attrs["space"] == "lustre-cray"  # the space's name (read by `autotune hints`) is kept
+
+
+def test_a_physical_twin_of_a_measured_configuration_is_not_run(tmp_path: Path) -> None:
+    # with collective buffering disabled the aggregators cannot act: those configurations are one run
+    from autotune.campaign.study._resume import physical_key
+
+    space = {"use": "lustre-cray", "only": ["mpiio.romio_cb_write", "mpiio.cb_nodes"],
+             "parameters": {"mpiio.cb_nodes": {"type": "categorical", "choices": [8, 16, 32], "default": 8}}}
+    path = model_campaign(tmp_path, space=space, budget={"trials": 12, "run_timeout": "60s"},
+                          sampler={"name": "random", "seed": 2, "rules_of_thumb": False})
+    res = run(path)
+    space_ = res.runtime.space
+    ran = ran_trials(res.study)
+    keys = [physical_key(space_, space_.from_optuna(t.params)) for t in ran]
+    assert len(keys) == len(set(keys)) == 7  # enable/automatic x 3 aggregator counts, and disable once
+    assert res.stopped_by == "exhausted"
+    twins = [t for t in res.study.trials if t.user_attrs.get("duplicate_of") is not None]
+    assert all(t.state == TrialState.FAIL and not t.user_attrs.get("ran") for t in twins)
