@@ -1,6 +1,6 @@
 """Tests reach a package through its face: a test imports private modules (``autotune.x._y``) only of the package
 its folder mirrors (tests/launch/ -> autotune/launch/); anything else it needs is public (exported by the package's
-``__init__``) or the test moves to the mirror."""
+``__init__``) or the test moves to the mirror. The evaluation (experiments/) mirrors nothing: it uses faces only."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+EXPERIMENTS = TESTS.parent / "experiments"
 
 
 def private_imports(path: Path) -> set[str]:
@@ -38,3 +39,10 @@ def test_tests_import_private_modules_only_of_the_package_they_mirror() -> None:
     found = crossings()
     assert not found, "import through the package's face (or move the test to its mirror): " + ", ".join(
         f"{f} imports {m}" for f, m in sorted(found))
+
+
+def test_the_evaluation_imports_no_private_module() -> None:
+    found = {(path.relative_to(EXPERIMENTS).as_posix(), m) for path in sorted(EXPERIMENTS.rglob("*.py"))
+             for m in private_imports(path)}
+    assert not found, "import through the package's face: " + ", ".join(f"experiments/{f} imports {m}"
+                                                                        for f, m in sorted(found))

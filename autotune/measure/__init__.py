@@ -62,7 +62,7 @@ from autotune.measure._sanity import BANDWIDTH_FLOOR, TIME_FLOOR, metric_problem
 from autotune.measure._units import CANONICAL, UNITS, MetricUnit, check_direction, metric_unit, to_canonical
 from autotune.measure._verdicts import PROBLEMS, verdict_brief, verdict_cell, verdict_lines
 
-from autotune.measure._darshan import check_darshan_header, log_metrics  # isort: skip
+from autotune.measure._darshan import check_darshan_header, header_maps, log_metrics  # isort: skip
 from autotune.measure._darshanfile import ReadFailed, in_child, plain_copy, what_is_wrong  # isort: skip
 
 __all__ = [
@@ -113,6 +113,7 @@ __all__ = [
     "effect_of_settings",
     "find_record",
     "get_extractor",
+    "header_maps",
     "implausible",
     "implausible_given",
     "in_child",

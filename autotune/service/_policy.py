@@ -38,12 +38,14 @@ class Policy:
     configuration must be neither measured near nor predicted more than this much slower than the best
     known one; ``tries``: how many proposals are judged (by the history and the model) before the job
     falls back to the best known one; ``rule_tries``: how many rule-breaking proposals (cheap: nothing is
-    judged) it tolerates on top."""
+    judged) it tolerates on top; ``model_check``: whether the model judges too (off: the history alone, as
+    where the model cannot judge)."""
 
     explore: float = 0.2
     max_slowdown: float = 0.25
     tries: int = 20
     rule_tries: int = 100
+    model_check: bool = True
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.explore <= 1.0:
@@ -110,12 +112,14 @@ def acceptable(space: BoundSpace, candidate: Config, best: Config, metric: str, 
 
 
 def why_rejected(space: BoundSpace, candidate: Config, best: Config, metric: str, maximize: bool,
-                 max_slowdown: float, history: Sequence[Measured] = ()) -> str:
-    """'' when ``candidate`` is acceptable, else ``rules``, ``history`` or ``model``."""
+                 max_slowdown: float, history: Sequence[Measured] = (), model: bool = True) -> str:
+    """'' when ``candidate`` is acceptable, else ``rules``, ``history`` or ``model`` (only with ``model``)."""
     if not space.feasible(candidate):
         return "rules"
     if history and history_verdict(space, candidate, history, max(s for _, s in history), max_slowdown) is False:
         return "history"
+    if not model:
+        return ""
     cand, ref = predicted(space, candidate, metric, maximize), predicted(space, best, metric, maximize)
     if cand is None or ref is None:
         return ""
@@ -162,7 +166,8 @@ def explore(box: optuna.Study, space: BoundSpace, best: Config, metric: str, max
         config = space.from_optuna(trial.params)
         violations = space.violations(config)
         trial.set_constraint("rules", max(violations.values(), default=0.0))
-        why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history)
+        why = why_rejected(space, config, best, metric, maximize, policy.max_slowdown, history,
+                           policy.model_check)
         if not why:
             return trial, rejected
         trialrecord.write(trial, rejected_by=why, worker="service")

@@ -34,8 +34,7 @@ import numpy as np
 
 from autotune import trialrecord
 from autotune.campaign import Objective
-from autotune.campaign.confirm._recommend import pooled_history, top_physical
-from autotune.campaign.confirm._sequential import CONFIRM_BASE, confirm
+from autotune.campaign.confirm import CONFIRM_BASE, confirm, pooled_history, top_physical
 from autotune.measure import aggregate, block_differences, default_aggregate, differences, trimmed
 
 SPREAD = 0.19
@@ -171,7 +170,7 @@ def campaign(noise: str, scale: float, gain: float, seed: int, rounds: int,
 def noise_shape() -> list[dict[str, Any]]:
     """The shape of run-to-run noise on each recorded surface (quiet and loaded machine): each run's log
     deviation from its configuration's median; one-sided interference puts nearly all the mass below."""
-    from autotune.launch._replay import Recording
+    from autotune.launch import Recording
     from experiments.evaluation.evalkit.truths import SURFACES
 
     out = []

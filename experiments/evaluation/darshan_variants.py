@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autotune.measure._darshan import header_maps
+from autotune.measure import header_maps
 
 
 @dataclass

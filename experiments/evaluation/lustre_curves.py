@@ -27,7 +27,7 @@ from typing import Any
 from scipy.stats import spearmanr
 
 from autotune.campaign import SiteFit, heldout_errors
-from autotune.launch._replay import Recording, parse_key
+from autotune.launch import Recording, parse_key
 from autotune.model import FIT_NAMES, PRIOR_WEIGHT, SPAN, MeasuredRun, fit_constants, predict
 from autotune.pattern import IOPattern
 from autotune.systems import SystemProfile, load_system

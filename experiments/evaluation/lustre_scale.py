@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from autotune.campaign import advise
-from autotune.launch._replay import Recording, parse_key
+from autotune.launch import Recording, parse_key
 from autotune.model import predict
 from experiments.evaluation.lustre_curves import CIRRUS_NODES, CIRRUS_RPN, HERE, cirrus
 

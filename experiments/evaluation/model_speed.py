@@ -9,8 +9,7 @@ import time
 
 import numpy as np
 
-from autotune.model import _scenarios as scenarios
-from autotune.model import predict, simulate_run
+from autotune.model import predict, scenarios, simulate_run
 
 
 def main(seconds: float = 2.0) -> None:

@@ -87,7 +87,7 @@ def production(app: str, seed: int, days: int, policy: Policy, tmp: Path) -> dic
         rng = np.random.default_rng([seed, day, len(app)])
         record = simulate_run(rt.space.pattern, rt.space.system, rt.space.fs.name, a.config, rng=rng, noise=True)
         measured = float(record["metrics"][metric])
-        status = do_tell(rt, a.ref, value=measured, failure=None, extra={"day": day}, timeout=600.0)
+        status = do_tell(rt, a.ref, value=measured, failure=None, extra={}, timeout=600.0)  # the day: its job_id
         assert status.startswith("told"), status
         study = optuna.load_study(study_name=c.study, storage=c.storage)
         best = best_trial(study)  # what an exploiting job would run from now on
@@ -212,11 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(rows))
         plot(rows, Path(args.plot or "service_month.png"))
         return 0
-    if args.judge == "history":
-        import autotune.service._policy as pol
-
-        pol.predicted = lambda *a, **k: None  # type: ignore[assignment]
-    policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
+    policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown, model_check=args.judge != "history")
     rows = []
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="svcmonth-") as tmp:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from autotune.campaign import CampaignLoop, Runtime, TrialOutcome
-from autotune.campaign.confirm._sequential import TOP, confirm
+from autotune.campaign.confirm import TOP, confirm
 from autotune.optimize import Candidate, model_metric_of, model_ranked, recommend, remeasure
 from experiments.evaluation.evalkit.bias import gain_record
 from experiments.evaluation.evalkit.methods import SEARCH, gp_available

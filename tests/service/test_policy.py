@@ -44,6 +44,10 @@ def test_a_near_measurement_within_the_bound_does_not_overrule_the_model(rt: Run
     slow = cfg(1, 64 * 1024)
     assert why_rejected(rt.space, slow, BEST, METRIC, True, 0.25) == "model"
     assert why_rejected(rt.space, slow, BEST, METRIC, True, 0.25, [(BEST, 10000.0), (slow, 9000.0)]) == "model"
+    # the model's check off (Policy.model_check): the history alone judges, as where the model cannot
+    assert why_rejected(rt.space, slow, BEST, METRIC, True, 0.25, model=False) == ""
+    assert why_rejected(rt.space, slow, BEST, METRIC, True, 0.25, [(BEST, 10000.0), (slow, 5000.0)], model=False) \
+        == "history"
 
 
 def test_a_parameter_the_history_shows_harmless_does_not_count_for_nearness(rt: Runtime) -> None:

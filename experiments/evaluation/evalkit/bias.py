@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autotune.campaign import TrialOutcome
-from autotune.campaign.confirm._sequential import TOP, confirm
+from autotune.campaign.confirm import TOP, confirm
 from experiments.evaluation.evalkit.truths import SurfaceTruth, draw_key
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from autotune.campaign import Campaign, Runtime, parse_campaign
 from autotune.hints import inert
-from autotune.launch._replay import Recording, config_key
+from autotune.launch import Recording, config_key
 from autotune.space import BoundSpace, Config
 from experiments.evaluation.evalkit.methods import method_overrides
 from experiments.evaluation.evalkit.scenarios import Scenario, Truth, load_scenarios
