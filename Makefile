@@ -129,7 +129,7 @@ test: setup setup-browser setup-ompi
 
 lint: setup
 	$(VENV)/bin/ruff check autotune tests experiments
-	$(VENV)/bin/mypy autotune
+	$(VENV)/bin/mypy autotune experiments
 	$(VENV)/bin/lint-imports
 
 # The manual as a site in site/ (tests/docs/test_site.py builds it in strict mode under `make test`).

@@ -77,7 +77,10 @@ def regions(data: bytes) -> list[tuple[int, int]]:
 
 
 def _write(data: bytes) -> Callable[[Path], None]:
-    return lambda p: p.write_bytes(data)
+    def write(p: Path) -> None:
+        p.write_bytes(data)
+
+    return write
 
 
 def _patched(data: bytes, at: int, new: bytes) -> bytes:

@@ -119,6 +119,12 @@ def _file_case(name: str, expect: str | None, command: str, data: bytes | None, 
     return Case(name, argv, expect)
 
 
+def _fifo_args(e: Env) -> list[str]:
+    """``space FIFO``: a named pipe with no writer where a campaign file is expected."""
+    os.mkfifo(e.work / "fifo")
+    return ["space", str(e.work / "fifo")]
+
+
 DARSHAN_LIKE = b"\x78\x9c" + bytes(range(64))  # a zlib header and noise: not a Darshan log
 
 CASES: list[Case] = [
@@ -189,7 +195,7 @@ CASES: list[Case] = [
     _file_case("campaign: missing file", "missing.yaml", "tune", None),
     Case("campaign: a directory", lambda e: ["status", str(e.work)], "not found"),
     Case("campaign: /dev/zero", lambda e: ["space", "/dev/zero"], "/dev/zero"),
-    Case("campaign: a FIFO", lambda e: (os.mkfifo(e.work / "fifo"), ["space", str(e.work / "fifo")])[1], "fifo"),
+    Case("campaign: a FIFO", lambda e: _fifo_args(e), "fifo"),
     Case("campaign: /proc/self/mem (EIO)", lambda e: ["space", "/proc/self/mem"], "/proc/self/mem"),
     _file_case("campaign: 5 MiB of spaces", "5242880 bytes", "space", b" " * (5 << 20)),
     _file_case("campaign: a bare string", "f.bin", "space", b"hello\n"),

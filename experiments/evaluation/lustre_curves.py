@@ -170,7 +170,7 @@ def evaluate(curve: Curve) -> dict[str, Any]:
     rows = _rows(rec)
     system = _system(curve.system)
     better = min if rec.metric == "seconds" else max
-    points = []
+    points: list[dict[str, Any]] = []
     for key, measured in rec.medians().items():
         parsed = parse_key(key)
         if not curve.select(parsed):

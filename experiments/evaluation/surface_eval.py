@@ -102,9 +102,9 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
                    trials_to_95=1 if reg <= 0.05 else None, bench_seconds_to_95=secs if reg <= 0.05 else None,
                    bench_seconds=secs, config=cfg)
         if tr.kind == "real":
-            phys = tr.physical_regret(cfg)
-            rec.update(physical_regret={str(k): phys for k in CHECKPOINTS if k <= trials},
-                       physical_trials_to_95=1 if phys <= 0.05 else None)
+            one = tr.physical_regret(cfg)
+            rec.update(physical_regret={str(k): one for k in CHECKPOINTS if k <= trials},
+                       physical_trials_to_95=1 if one <= 0.05 else None)
         return rec
     search, pooled = (method.removesuffix(POOLED), True) if method.endswith(POOLED) else (method, False)
     c = tr.campaign(search, seed, trials)  # METHOD-pool: METHOD's very campaign (the same runs), pooled recommendation
@@ -116,7 +116,9 @@ def run_task(task: tuple[str, str, int, int]) -> dict[str, Any]:
     if isinstance(prior, dict) and prior.get("refit"):
         rec["loop"] = loop_record(res.study)
     cum = np.cumsum([sum(float(r.get("wall_s", 0.0)) for r in o.run_info) for o in outcomes]) if outcomes else [0.0]
-    curve, bench, phys = [], [], []
+    curve: list[float] = []
+    bench: list[float] = []
+    phys: list[float] = []
     for k in range(1, trials + 1):
         cfg, extra = recommended(tr, c, outcomes, seed, k, pooled)
         curve.append(tr.regret(cfg))
