@@ -25,7 +25,7 @@ from typing import Any
 
 from experiments.evaluation.confirm_eval import GAIN, NOISES, calibrate, campaign
 
-RULES = (None, 0.0, -0.03, -0.10)  # the rule's true margin over the default (None: no rule ran)
+RULES = (None, 0.06, 0.0, -0.03, -0.10)  # the rule's true margin over the default (None: no rule ran)
 HARM = -0.01  # a recommendation truly more than 1% worse than the default is harmful (as the replays count it)
 
 

@@ -91,7 +91,9 @@ class Confirmation:
             return ""
         name = self.rule["name"]
         floor = f" (at least {self.rule['floor']:+.1%}, one-sided 95%)" if "floor" in self.rule else ""
-        near = f"is shown to cost at most {self.matters:.0%} against the default{floor}"
+        near = (f"is shown to cost at most {self.matters:.0%} against the default{floor}"
+                if "floor" in self.rule and self.rule["floor"] > -self.matters else
+                f"is estimated no worse than the default ({self.rule['margin']:+.1%}, not shown either way)")
         if self.proven:
             return f"the tuned configuration {self.winner} is not shown better than the rule of thumb {name}, which {near}"
         return (f"nothing is shown better than the default; the rule of thumb {name} is what a user would do anyway "
@@ -102,8 +104,10 @@ class Confirmation:
         r = self.rule
         if r is None or self.recommends_rule or self.proven or r["trial"] < 0:
             return ""
-        floor = f" (at least {r['floor']:+.1%}, one-sided 95%)" if "floor" in r else " (it could not be measured)"
-        return f"the rule of thumb {r['name']} is not shown to cost less than {self.matters:.0%} against the default{floor}"
+        if "floor" not in r:
+            return f"the rule of thumb {r['name']} could not be measured"
+        return (f"the rule of thumb {r['name']} is estimated worse than the default ({r['margin']:+.1%}) and not shown to "
+                f"cost less than {self.matters:.0%} against it (at least {r['floor']:+.1%}, one-sided 95%)")
 
     def claim(self) -> str:
         """The recommendation's confirmed gain over the default and over the best rule of thumb, in one line."""
