@@ -85,6 +85,27 @@ def _stripe_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
     return {"lustre.stripe_count": int(key["lustre.stripe_count"])}
 
 
+# ARCHER fs3 (github.com/ARCHER-CSE/parallel-io, parallel_io_tuning.md): 24 processes per node. Shared file: 16 MiB
+# per process as a collective 3-D subarray (benchio's 128^3 doubles: contiguous rows of 128 values, 1 KiB; assumed,
+# the page names no program). File per process: one 1 GiB unformatted Fortran write per process (assumed: one record).
+ARCHER_RPN, ARCHER_SSF, ARCHER_FPP = 24, (24, 96, 384, 1536, 6144), (24, 96, 384, 1536)
+
+
+def archer_ssf(procs: int) -> IOPattern:
+    return IOPattern(ranks=procs, nodes=procs // ARCHER_RPN, bytes_per_rank=16 * MIB, transfer_size=16 * MIB,
+                     layout="strided", piece_size=1024, io_mode="collective", library="mpiio")
+
+
+def archer_fpp(procs: int) -> IOPattern:
+    return IOPattern(ranks=procs, nodes=procs // ARCHER_RPN, bytes_per_rank=1024 * MIB, transfer_size=1024 * MIB,
+                     file_mode="fpp", io_mode="independent", library="posix")
+
+
+def _layout_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
+    return {"lustre.stripe_count": int(key["lustre.stripe_count"]),
+            "lustre.stripe_size": int(key.get("lustre.stripe_size", MIB))}
+
+
 SHAHEEN = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
                     transfer_size=361_000_000_000 // 1216, library="pnetcdf")
 
@@ -97,6 +118,10 @@ CURVES: tuple[Curve, ...] = (
           BLUEWATERS.with_(io_mode="independent"), _bw_cfg, lambda k: k["mpiio.romio_cb_write"] == "disable"),
     *(Curve(f"Cirrus E1000 IOR POSIX shared, {n} node(s) x 36 ranks", f"cirrus-e1000-ior-shared-{n}n.csv",
             "cirrus-e1000", cirrus(n), _stripe_cfg) for n in CIRRUS_NODES),
+    *(Curve(f"ARCHER fs3 MPI-IO collective shared file, {p} processes / {p // ARCHER_RPN} node(s)",
+            f"archer-fs3-ssf-mpiio-{p}p.csv", "archer", archer_ssf(p), _layout_cfg) for p in ARCHER_SSF),
+    *(Curve(f"ARCHER fs3 Fortran file per process, {p} processes / {p // ARCHER_RPN} node(s)",
+            f"archer-fs3-fpp-fortran-{p}p.csv", "archer", archer_fpp(p), _layout_cfg) for p in ARCHER_FPP),
     Curve("Shaheen PnetCDF restart, 1216 ranks / 38 nodes", "shaheen-restart-stripe-count.csv", "shaheen2", SHAHEEN,
           _stripe_cfg, fitted=True,
           note="write_latency, client_stream, exchange_bw, straggler_cv were fitted to these two points"),

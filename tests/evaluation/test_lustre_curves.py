@@ -46,7 +46,13 @@ def test_the_cirrus_sweep_has_one_replayable_file_per_node_count() -> None:
 def test_the_scale_check_replays_the_smallest_scale_as_a_campaign(tmp_path: Path) -> None:
     camp = load_campaign(lustre_scale.campaign(tmp_path, 1))
     assert camp.app.pattern == lustre_curves.cirrus(1)
-    assert lustre_scale.measured(4) == {1: 3125.66, 4: 5362.0, 8: 5416.0}
+    assert lustre_scale.measured(4) == {"lustre.stripe_count=1": 3125.66, "lustre.stripe_count=4": 5362.0,
+                                        "lustre.stripe_count=8": 5416.0}
+    archer = lustre_scale.SWEEPS[1]
+    camp = load_campaign(lustre_scale.campaign(tmp_path, 1, archer))
+    assert camp.app.pattern == lustre_curves.archer_ssf(24) and camp.budget.trials == 5  # 2 counts x 2 sizes + default
+    assert set(lustre_scale.measured(256, archer)) == {f"lustre.stripe_count={c};lustre.stripe_size={s}"
+                                                        for c in (4, 48) for s in (1 << 20, 8 << 20)}
     assert (lustre_scale.POINT_FACTOR, lustre_scale.BEST_WITHIN) == (2.0, 0.05)
 
 
@@ -55,3 +61,14 @@ def test_the_single_cirrus_runs_are_checked_with_the_points_tolerance() -> None:
     assert len(checked) == len(lustre_curves.POINTS) == 2
     for p in checked:
         assert p["passed"] == (0.5 <= p["model"] / p["measured"] <= 2.0)
+
+
+def test_the_archer_curves_use_the_patterns_of_the_archer_campaigns() -> None:
+    """One pattern per workload: the curve check predicts what the replayed campaigns declare."""
+    campaigns = SWEEPS / "campaigns"
+    for procs in lustre_curves.ARCHER_SSF:
+        c = load_campaign(campaigns / f"archer-fs3-ssf-mpiio-{procs}p.yaml")
+        assert c.app.pattern == lustre_curves.archer_ssf(procs), procs
+    for procs in lustre_curves.ARCHER_FPP:
+        c = load_campaign(campaigns / f"archer-fs3-fpp-fortran-{procs}p.yaml")
+        assert c.app.pattern == lustre_curves.archer_fpp(procs), procs
