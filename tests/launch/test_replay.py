@@ -143,7 +143,7 @@ def test_a_replay_campaign_finds_the_recorded_best(sweep: Path, tmp_path: Path) 
     failed = [t for t in res.study.trials if t.user_attrs.get("config", {}).get("mpiio.romio_cb_write") == "enable"
               and t.user_attrs["config"].get("mpiio.cb_nodes") == 2]
     assert failed and failed[0].value is None
-    assert len(trials) >= 6
+    assert len(trials) == 5  # 3 x 2 configurations; with collective buffering disabled the 2 aggregator counts are one run
 
 
 def test_the_shipped_example_replays_a_committed_sweep(tmp_path: Path) -> None:
