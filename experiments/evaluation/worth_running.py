@@ -73,10 +73,15 @@ class Truth:
         rec = Recording.load(path.parent / data["launcher"]["surface"])
         c = parse_campaign(dict(data, storage=":memory:", tracking={"enabled": False}), path.parent)
         tr = cls(path.stem, data, path.parent, rec, c.objective.direction == "maximize", c.app.pattern.phases, {}, {})
-        tr.defaults = {k: str(v) for k, v in Runtime.build(c).space.default_config().items()}
+        space = Runtime.build(c).space
+        tr.defaults = {k: str(v) for k, v in space.default_config().items()}
+        values = {p.name: {str(v) for v in p.values()} for p in space.active}
         pooled: dict[str, list[float]] = {}
         for key, runs in rec.runs.items():
-            pooled.setdefault(tr.physical(parse_key(key)), []).extend(v for v, _ in runs if v is not None)
+            cfg = parse_key(key)
+            if any(k in values and v not in values[k] for k, v in cfg.items()):
+                continue  # recorded, but outside the campaign's space (COSMA6's -1): not a configuration it can reach
+            pooled.setdefault(tr.physical(cfg), []).extend(v for v, _ in runs if v is not None)
         tr.medians = {k: float(np.median(v)) for k, v in pooled.items() if v}
         return tr
 
