@@ -14,9 +14,8 @@ from experiments.evaluation.confirm_eval import (
     coverage,
     implied,
     markdown,
-    noise_shape,
-    replay,
 )
+from experiments.evaluation.confirm_replay import noise_shape, replay
 
 
 @pytest.mark.parametrize("noise", NOISES)
