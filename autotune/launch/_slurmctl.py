@@ -110,8 +110,7 @@ def allocate(args: Sequence[str], on_poll: Callable[[JobInfo], None] | None = No
         except BaseException:
             if job:
                 cancel(job)
-            proc.terminate()
-            proc.wait(10)
+            _stop(proc)
             raise
         log.seek(0)
         text = log.read()
@@ -122,6 +121,17 @@ def allocate(args: Sequence[str], on_poll: Callable[[JobInfo], None] | None = No
     if on_poll is not None:
         on_poll(query(m.group(1)))  # granted: the watch records when it started
     return m.group(1)
+
+
+def _stop(proc: subprocess.Popen[str], grace: float = 10.0) -> None:
+    """End a waiting ``salloc``: SIGTERM revokes a pending request (salloc(1), SIGNALS); a salloc that is
+    still there after ``grace`` seconds (a busy slurmctld) is killed, since its job is already cancelled."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def cancel(job_id: str, signal: str | None = None) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -10,7 +13,7 @@ import pytest
 
 from autotune.errors import ConfigError
 from autotune.launch import get_launcher
-from autotune.launch._slurmctl import JobInfo
+from autotune.launch._slurmctl import JobInfo, _stop
 from autotune.launch._slurmqueue import (
     CLEARS,
     HELD,
@@ -123,3 +126,13 @@ def test_queue_wait_is_validated(bad: object) -> None:
     with pytest.raises(ConfigError, match=r"^launcher\.queue_wait: "):
         get_launcher("slurm", {"queue_wait": bad})
     assert get_launcher("slurm", {"queue_wait": "2h"}).queue_wait == 7200  # type: ignore[attr-defined]
+
+
+def test_a_salloc_that_ignores_sigterm_is_killed_after_the_grace() -> None:
+    """A busy slurmctld can keep a revoked salloc waiting; giving up on it must not raise over the real error."""
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "up"  # the handler is in place
+    start = time.monotonic()
+    _stop(proc, grace=0.5)
+    assert proc.returncode == -signal.SIGKILL and time.monotonic() - start < 10
