@@ -25,11 +25,12 @@ def model_metric(space: BoundSpace, config: Mapping[str, Any], metric: str, cons
     return pred.metric(metric)
 
 
-def candidates(space: BoundSpace, limit: int = MAX_CANDIDATES, seed: int = 0) -> list[Config]:
-    """Feasible configurations to rank: the whole thinned grid, or ``limit`` random points of it."""
+def candidates(space: BoundSpace, limit: int = MAX_CANDIDATES, seed: int = 0, max_values: int = 64) -> list[Config]:
+    """Feasible configurations to rank: the whole grid, or ``limit`` random points of it (integer ranges longer
+    than ``max_values`` thinned to powers of two, ``Param.values``)."""
     names = [p.name for p in space.active]
-    values = [p.values() for p in space.active]
-    total = space.size()
+    values = [p.values(max_values) for p in space.active]
+    total = space.size(max_values)
     if total <= limit:
         combos = list(itertools.product(*values))
     else:

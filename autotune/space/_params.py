@@ -151,6 +151,14 @@ class BoundParam:
             return value > 0 and not value & (value - 1) and self.low <= math.log2(value) <= self.high
         return self.low <= value <= self.high and (self.log or (value - self.low) % self.step == 0)
 
+    def count(self) -> int:
+        """How many values the parameter takes (``values`` may list fewer: a thinned range)."""
+        if self.type == "categorical":
+            return len(self.choices)
+        if self.type == "pow2":
+            return self.high - self.low + 1
+        return len(range(self.low, self.high + 1, 1 if self.log else self.step))
+
     def values(self, max_values: int = 64) -> list[Scalar]:
         """All values (for grids and exhaustive search); long int ranges are thinned log-uniformly."""
         if self.type == "categorical":

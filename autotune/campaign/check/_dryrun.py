@@ -10,6 +10,7 @@ the measurements) is shown as what the real run will run.
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,10 +52,10 @@ def simulate(c: Campaign, rt: Runtime, n: int, value: Callable[[int], float]) ->
     loop = _DryLoop(mem, runtime=replace(rt, campaign=mem), out=io.StringIO(), progress=False)
     study = loop.open()
     out: list[Proposal] = []
-    asked = 0
+    asked, started = 0, time.monotonic()
     while len(out) < n and asked < 100 * max(n, 1):
         asked += 1
-        if loop._budget_left(study, 0.0, []) == "exhausted":
+        if loop._stop(study, started, []) is not None:  # the real loop's reasons to stop
             break
         proposed = loop._propose(study)
         if proposed is None:

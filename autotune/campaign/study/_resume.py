@@ -165,7 +165,7 @@ def completed_twin(study: optuna.Study, params: Mapping[str, Any], space: BoundS
 
 def feasible_count(space: BoundSpace, limit: int = 4096) -> int | None:
     """How many feasible configurations ``space`` holds, when it is small enough to count exactly (else None)."""
-    if any(len(p.values()) >= 64 for p in space.active) or space.size() > limit:
+    if any(p.count() > len(p.values()) for p in space.active) or space.size() > limit:
         return None  # values thinned, or too many to enumerate at every start
     return sum(1 for _ in space.grid())
 

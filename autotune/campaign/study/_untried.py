@@ -11,12 +11,13 @@ are physical twins of a tried one (they differ only in settings that cannot act,
 collective buffering disabled: the same run) are not candidates. On a space small enough to enumerate
 (``feasible_count``) every feasible configuration is a candidate, so a campaign whose budget covers the space
 measures every physically distinct configuration of it; on a larger space the candidates are a fixed sample of
-it (``optimize.candidates``). None is left: the search has tried everything it can reach.
+it (``optimize.candidates``). A long integer range (e.g. burst-buffer nodes 1..208) is first offered at its
+powers of two; once those are tried, at every value. None is left: the search has tried everything it can reach.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import optuna
@@ -28,6 +29,7 @@ from autotune.optimize import candidates, distance
 from autotune.space import BoundSpace, Config
 
 SAMPLE = 2000  # candidates drawn on a space too large to enumerate
+FULL_VALUES = 4096  # an integer range this long is searched value by value once its powers of two are tried
 
 
 def _key(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -50,22 +52,30 @@ def tried(study: optuna.Study) -> set[tuple[tuple[str, Any], ...]]:
     return out
 
 
-def _pool(space: BoundSpace, seed: int) -> Iterable[Config]:
+def _pools(space: BoundSpace, seed: int) -> Iterator[Iterable[Config]]:
+    """The candidates, coarse first: the space's grid (long integer ranges thinned to powers of two), then, when
+    a range was thinned, every value of it (a sample when that grid is large)."""
     if _resume.feasible_count(space) is not None:
-        return space.grid()
-    return candidates(space, SAMPLE, seed)
+        yield space.grid()
+    else:
+        yield candidates(space, SAMPLE, seed)
+    if space.size(FULL_VALUES) > space.size():
+        yield candidates(space, SAMPLE, seed, max_values=FULL_VALUES)
 
 
 def nearest_untried(study: optuna.Study, space: BoundSpace, proposal: Config) -> Config | None:
     """The untried feasible configuration nearest to ``proposal`` (see the module docstring), or None."""
     done = tried(study)
     done_physical = {_resume.physical_key(space, space.from_optuna(dict(k))) for k in done}
-    best: tuple[float, int] | None = None
-    pick: Config | None = None
-    for i, cfg in enumerate(_pool(space, seed=len(done))):
-        if _key(space.to_optuna(cfg)) in done or _resume.physical_key(space, cfg) in done_physical:
-            continue
-        rank = (distance(space, proposal, cfg), i)
-        if best is None or rank < best:
-            best, pick = rank, cfg
-    return pick
+    for pool in _pools(space, seed=len(done)):
+        best: tuple[float, int] | None = None
+        pick: Config | None = None
+        for i, cfg in enumerate(pool):
+            if _key(space.to_optuna(cfg)) in done or _resume.physical_key(space, cfg) in done_physical:
+                continue
+            rank = (distance(space, proposal, cfg), i)
+            if best is None or rank < best:
+                best, pick = rank, cfg
+        if pick is not None:
+            return pick
+    return None

@@ -163,7 +163,7 @@ class _Repeats(optuna.samplers.RandomSampler):
     """Proposes the lowest value of every parameter, for ever."""
 
     def sample_independent(self, study: Any, trial: Any, name: str, distribution: Any) -> Any:
-        return distribution.choices[0]
+        return distribution.choices[0] if hasattr(distribution, "choices") else distribution.low
 
 
 def test_a_repeated_proposal_is_replaced_by_the_nearest_untried_configuration(tmp_path: Path) -> None:
@@ -187,6 +187,23 @@ def test_a_repeated_proposal_is_replaced_by_the_nearest_untried_configuration(tm
     replaced = [t for t in study.trials if t.user_attrs.get("replaces") is not None]
     assert len(replaced) == 4 and all(study.trials[t.user_attrs["replaces"]].user_attrs.get("duplicate_of") == 0
                                       for t in replaced)
+
+
+def test_a_long_integer_range_is_searched_value_by_value_once_its_powers_of_two_are_tried(tmp_path: Path) -> None:
+    # 1..100 is offered at 1, 2, 4, ..., 64, 100 first (8 values); a sampler that only repeats itself must not
+    # end the campaign there: most values were never tried
+    space = {"use": "lustre-cray", "only": ["lustre.stripe_count"],
+             "parameters": {"lustre.stripe_count": {"type": "int", "low": 1, "high": 100, "log": True, "default": 1}}}
+    path = model_campaign(tmp_path, space=space, budget={"trials": 11, "run_timeout": "60s"},
+                          sampler={"name": "random", "seed": 1, "rules_of_thumb": False})
+    loop = CampaignLoop(load_campaign(path), progress=False, out=io.StringIO())
+    study = loop.open()
+    study.sampler = _Repeats(seed=0)
+    n, stopped = loop._loop(study)
+    counts = [t.params["lustre.stripe_count"] for t in ran_trials(study)]
+    assert stopped == "trials" and n == len(counts) == len(set(counts)) == 11
+    # 64 and 100 break the stripe-count rule (Theta's 56 OSTs); then the values nearest to the proposal, 1
+    assert counts == [1, 2, 4, 8, 16, 32, 3, 5, 6, 7, 9]
 
 
 @pytest.mark.slow
