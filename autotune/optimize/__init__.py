@@ -17,7 +17,16 @@ from autotune.optimize._samplers import (
     resume_seed,
     sampler_for,
 )
-from autotune.optimize._start import PRIOR_TOP, initial_configs, model_line, model_metric_of, model_start, prior_spec
+from autotune.optimize._start import (
+    PRIOR_TOP,
+    Memo,
+    initial_configs,
+    model_line,
+    model_metric_of,
+    model_start,
+    model_verdict,
+    prior_spec,
+)
 from autotune.optimize._warm import add_history, load_source, warm_configs, warm_start
 
 __all__ = [
@@ -30,6 +39,7 @@ __all__ = [
     "AutotuneSampler",
     "Candidate",
     "GASampler",
+    "Memo",
     "RepetitionPolicy",
     "SamplerArgs",
     "SamplerPlugin",
@@ -45,6 +55,7 @@ __all__ = [
     "model_metric_of",
     "model_ranked",
     "model_start",
+    "model_verdict",
     "prior_spec",
     "recommend",
     "remeasure",

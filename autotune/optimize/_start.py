@@ -69,11 +69,38 @@ def model_metric_of(c: StartSpec, space: BoundSpace) -> str | None:
     return judged_metric(c.objective.metric, c.objective.kind, space.pattern.phases)[0]
 
 
-def model_start(c: StartSpec, space: BoundSpace, anchors: Sequence[Config] = ()) -> tuple[list[Config], str]:
+Memo = dict[str, dict[str, tuple[list[Config], str]]]  # one bound space's model starts: by objective, by anchors
+
+
+def model_start(c: StartSpec, space: BoundSpace, anchors: Sequence[Config] = (),
+                memo: Memo | None = None) -> tuple[list[Config], str]:
     """The model's first picks for the campaign (best first), and why there are none when the model cannot judge
     the campaign (one line; '' when it can, or when the campaign does not use the model's prior). ``anchors``:
     the configurations the campaign runs anyway (the default, the rules of thumb), which the diverse picks
-    spread away from (``_diverse``)."""
+    spread away from (``_diverse``). ``memo`` (kept with ``space``, which it must not outlive): the ranking is
+    deterministic and takes seconds on a large space, so a dry run that opens the study several times ranks once."""
+    if memo is None:
+        return _model_start(c, space, anchors)
+    by_anchors = memo.setdefault(_objective_key(c), {})
+    key = repr(list(anchors))
+    if key not in by_anchors:
+        by_anchors[key] = _model_start(c, space, anchors)
+    picks, why = by_anchors[key]
+    return [dict(p) for p in picks], why
+
+
+def model_verdict(c: StartSpec, space: BoundSpace, memo: Memo | None = None) -> str:
+    """``model_start``'s reason alone ('' when the model judges the campaign); it does not depend on the anchors,
+    so any start in ``memo`` answers."""
+    known = (memo or {}).get(_objective_key(c))
+    return next(iter(known.values()))[1] if known else model_start(c, space, memo=memo)[1]
+
+
+def _objective_key(c: StartSpec) -> str:
+    return repr((c.objective.metric, c.objective.kind, c.objective.maximize, prior_spec(c.sampler)))
+
+
+def _model_start(c: StartSpec, space: BoundSpace, anchors: Sequence[Config]) -> tuple[list[Config], str]:
     prior = prior_spec(c.sampler)
     if prior["top"] <= 0:
         return [], ""
@@ -102,14 +129,14 @@ def model_line(why: str) -> str:
 
 
 def initial_configs(c: StartSpec, space: BoundSpace, study: optuna.Study,
-                    say: Any = None, anchors: Sequence[Config] = ()) -> list[Config]:
+                    say: Any = None, anchors: Sequence[Config] = (), memo: Memo | None = None) -> list[Config]:
     """Configurations to enqueue after the default: an earlier campaign's best, then the model's best
     (``say``: called with ``model_line`` when the model cannot judge the campaign; ``anchors``: the
-    configurations run anyway, the default among them, see ``model_start``)."""
+    configurations run anyway, the default among them, and ``memo``: see ``model_start``)."""
     out: list[Config] = []
     if c.sampler.get("warm_start"):
         out += warm_start(study, space, dict(c.sampler["warm_start"]))
-    picks, why = model_start(c, space, [space.default_config(), *anchors])
+    picks, why = model_start(c, space, [space.default_config(), *anchors], memo)
     if why and say is not None:
         say(model_line(why))
     if not prior_spec(c.sampler).get("refit"):  # with refit the sampler proposes them, re-ranked as runs arrive

@@ -10,7 +10,7 @@ import pytest
 
 from autotune.campaign import Runtime
 from autotune.model import judged_metric
-from autotune.optimize import initial_configs, model_start
+from autotune.optimize import Memo, initial_configs, model_start, model_verdict
 from autotune.testing import wrf_model_campaign
 
 
@@ -48,6 +48,27 @@ def test_a_bandwidth_of_the_users_own_name_gets_the_same_first_picks_as_the_buil
                                         said.append)
         assert said == []
     assert picks["write_bandwidth_mib_s"] and picks["bw"] == picks["write_bandwidth_mib_s"] == picks["bw_gb"]
+
+
+def test_a_memo_ranks_once_per_objective_and_anchors_and_gives_the_same_picks(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from autotune.optimize import _start
+
+    c = _campaign(tmp_path, "bw", "MiB/s")
+    space = Runtime.build(c).space
+    plain = model_start(c, space, [space.default_config()])
+    calls: list[int] = []
+    real = _start._model_start
+    monkeypatch.setattr(_start, "_model_start", lambda *a: calls.append(1) or real(*a))
+    memo: Memo = {}
+    for _ in range(3):
+        got = model_start(c, space, [space.default_config()], memo)
+        assert got == plain
+        got[0][0]["lustre.stripe_count"] = -5  # a caller's edit does not reach the memo
+    assert len(calls) == 1 and model_verdict(c, space, memo) == "" and len(calls) == 1
+    assert model_start(c, space, [], memo)[0] and len(calls) == 2  # other anchors: ranked anew
+    other = _campaign(tmp_path, "points", "score", direction="maximize")
+    assert "'points' is a score" in model_verdict(other, space, memo) and len(calls) == 3
 
 
 def test_a_metric_the_model_cannot_judge_is_said_in_one_line_with_the_reason(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from autotune.campaign.run import CampaignLoop, preflight
 from autotune.campaign.study import open_study
 from autotune.campaign.trial import Runtime, reservation_job
 from autotune.errors import AutotuneError
-from autotune.optimize import model_line, model_start
+from autotune.optimize import model_line, model_verdict
 from autotune.space import Config, rules_of_thumb
 
 
@@ -169,7 +169,8 @@ def dry_run(rt: Runtime, trials: int | None) -> DryRun:
     dry = DryRun()
     for n in rt.space.notices:
         dry.say(f"notice: {n}")
-    why = model_start(c, rt.space)[1]
+    shown, depends = proposals(c, rt, min(trials or 5, 50))  # ranks the model's picks once (``rt.starts``)
+    why = model_verdict(c, rt.space, rt.starts)
     if why:
         dry.say(model_line(why))
     dry.say(f"search space on {c.system.name}/{c.fs.name}:")
@@ -180,7 +181,6 @@ def dry_run(rt: Runtime, trials: int | None) -> DryRun:
     thumbs = {b.name: b.source for b in baselines}
     for line in notes:
         dry.say(f"notice: {line}")
-    shown, depends = proposals(c, rt, min(trials or 5, 50))
     out_dir = c.workdir / "dry-run"
     make_dirs(out_dir, under=c.workdir)
     _show_reservation_job(c, "create", out_dir, dry)

@@ -125,7 +125,7 @@ class LoopSteps:
             if b.config != rt.baseline:  # the app's own settings already run
                 put(b.config, rule_of_thumb=b.name)
         anchors = [b.config for b in thumbs] + ([rt.baseline] if rt.baseline is not None else [])
-        for config in initial_configs(self.c, rt.space, study, self.say, anchors):  # warm start, model's start
+        for config in initial_configs(self.c, rt.space, study, self.say, anchors, rt.starts):  # warm start, model's start
             if config not in [b.config for b in thumbs]:
                 put(config, initial=True)
 

@@ -21,6 +21,7 @@ from autotune.hints import Settings, resolve
 from autotune.launch import BaseLauncher, RunRequest, get_launcher, job_name_of
 from autotune.measure import BaseExtractor, get_extractor
 from autotune.model import cannot_judge, physical_ceiling
+from autotune.optimize import Memo
 from autotune.space import BoundSpace, Config
 from autotune.tiers import POSIX
 
@@ -36,6 +37,7 @@ class Runtime:
     baseline: Config | None = None
     io: str = "ompio"  # Open MPI: the io component the launch selects (``launch_io``); OMPIO by default
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    starts: Memo = field(default_factory=dict, repr=False, compare=False)  # the model's first picks (model_start)
 
     @classmethod
     def build(cls, c: Campaign, launcher: BaseLauncher | None = None) -> Runtime:
