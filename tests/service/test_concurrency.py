@@ -54,7 +54,7 @@ def burst(campaign: Path, url: str, n: int, explore: float, first_seed: int) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("kind", "n"), [("sqlite", 20), ("sqlite", 50), ("postgresql", 20), ("postgresql", 50)])
+@pytest.mark.parametrize(("kind", "n"), [("sqlite", 50), ("postgresql", 50)])  # a 20-job burst showed nothing more
 def test_a_burst_of_asks_gives_every_job_its_own_trial(campaign: Path, tmp_path: Path, kind: str, n: int) -> None:
     with store(kind, tmp_path) as url:
         if kind == "postgresql":
