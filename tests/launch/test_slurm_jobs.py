@@ -106,7 +106,7 @@ def test_job_past_its_limit_is_cancelled_by_us(tmp_path: Path) -> None:
     start = time.monotonic()
     [res] = _launcher(time_limit=2, grace=1).run_many(
         make_requests(tmp_path, command=("sleep", "60"), mpiexec=False))
-    assert time.monotonic() - start < 20
+    assert time.monotonic() - start < 45  # well before the job's own end (60 s), on a loaded machine too
     assert not res.ok and res.timed_out and "ran past its time limit" in (res.error or "")
     assert _scontrol(res.info["job_id"])["JobState"] == "CANCELLED"
 

@@ -60,9 +60,7 @@ def test_mpi_is_asked_here() -> None:
     assert stack.error == ""
     assert stack.library.library == "mpich" and stack.library.version
     assert stack.io_component == "romio" and stack.uses_romio
-    t0 = time.monotonic()
-    assert detect_mpi("mpiexec", sys.executable) is stack  # cached per process
-    assert time.monotonic() - t0 < 0.01
+    assert detect_mpi("mpiexec", sys.executable) is stack  # cached per process: the same answer, not asked again
 
 
 def test_missing_or_hung_mpi_is_an_answer_not_a_crash(tmp_path: Path) -> None:
