@@ -116,7 +116,7 @@ def measured(nodes: int, sweep: ScaleSweep = CIRRUS) -> dict[str, float]:
 def check(camp: Path, nodes: int, sweep: ScaleSweep = CIRRUS) -> dict[str, Any]:
     """``advise`` for ``nodes`` nodes from the campaign, against the sweep measured there."""
     adv = advise([camp], nodes)
-    fitted = adv.site.fit.constants
+    fitted = adv.constants                              # the fit, or the profile when the fit predicted worse
     system, fs = adv.site.system, adv.site.fs
     meas = measured(nodes, sweep)
     pattern = adv.pattern                              # the campaign's pattern moved to N nodes (weak scaling)

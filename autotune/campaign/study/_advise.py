@@ -9,7 +9,14 @@ ALCF Theta I/O talk "don't exceed node count with stripe count", "don't go to fu
 can be trusted: its error on trials held out of the fit at the fitted scale (k-fold). That error says nothing
 of the extrapolation to N nodes, which no measurement here covers.
 
-Settings the fitted model predicts within its own held-out error of the best (at most ``MAX_BAND``) are not told
+A fit is kept only when it predicts the held-out trials better than the profile alone predicts them (the profile's
+constants saw none of the trials, so its error on them is out of sample too): the median held-out error of the
+fit against the median error of the profile. A fit to runs the model cannot explain (ARCHER fs3 at one node: its
+constants move to explain runs no term covers) would otherwise carry that into every other scale; cross-validation
+choosing between a fitted and an unfitted model is the standard remedy (Hastie, Tibshirani and Friedman, The
+Elements of Statistical Learning, 7.10). The advice says which one it used.
+
+Settings the model predicts within its own held-out error of the best (at most ``MAX_BAND``) are not told
 apart by it: of those, the advice is the one closest to the system's default (fewest parameters changed, then the
 smallest change), so a flat stretch of the curve is not resolved by noise toward the widest setting.
 """
@@ -25,7 +32,7 @@ from typing import Any
 from autotune.campaign.file import load_campaign
 from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.errors import ConfigError
-from autotune.model import PRIOR_WEIGHT, SPAN, MeasuredRun, constants_for, fit_constants, predicted
+from autotune.model import PRIOR_WEIGHT, SPAN, Constants, MeasuredRun, constants_for, fit_constants, predicted
 from autotune.optimize import model_metric, model_ranked
 from autotune.pattern import IOPattern
 from autotune.space import BoundSpace
@@ -52,6 +59,13 @@ class Advice:
     heldout: list[float]                   # |log(predicted / measured)| of each held-out trial
     top: dict[str, Any] | None = None      # the model's single best setting, when the advice is a tie-break
     band: float = 0.0                      # relative spread treated as a tie
+    profile_errors: tuple[float, ...] = ()  # |log(predicted / measured)| of each trial with the profile's constants
+    fitted: bool = True                    # the fit is used (False: it predicted held-out trials worse than the profile)
+
+    @property
+    def constants(self) -> Constants:
+        """The constants the advice ranks with: the fitted ones, or the profile's when the fit did not predict better."""
+        return self.site.fit.constants if self.fitted else constants_for(self.site.system, self.site.fs)
 
     @property
     def heldout_factor(self) -> float | None:
@@ -92,6 +106,9 @@ class Advice:
                                     f"({min(FOLDS, len(self.heldout))}-fold)" if f is not None
                                     else "too few trials to hold any out (need 4)")
                      + f"; the move to {p.nodes} node(s) is an extrapolation no trial checks")
+        if not self.fitted:
+            lines.append(f"  the fit predicts the held-out trials worse (median x{f:.2f}) than the profile alone predicts"
+                         f" them (median x{_median_factor(self.profile_errors):.2f}): advised with the profile's constants")
         return "\n".join(lines)
 
 
@@ -140,19 +157,43 @@ def advise(paths: Sequence[str | Path], nodes: int, storage: str | None = None,
     site = fit_campaigns(paths, storage, constants)
     space = camp.space.bind(camp.system, camp.fs, pattern)
     metric, maximize = camp.objective.metric, camp.objective.maximize
-    c = site.fit.constants
+    held, profile, fitted = judge_fit(site)
+    c = site.fit.constants if fitted else constants_for(site.system, site.fs)
     ranked = model_ranked(space, metric, maximize, top=CANDIDATES, constants=c)
     if not ranked:
         raise ConfigError(f"model advise: the model cannot predict {metric!r} for {camp.name} at {nodes} node(s)")
-    held = heldout_errors(site)
-    band = min(MAX_BAND, math.exp(sorted(held)[len(held) // 2]) - 1.0) if held else 0.0
+    errors = held if fitted else list(profile)
+    band = min(MAX_BAND, _median_factor(errors) - 1.0) if errors else 0.0
     default = space.default_config()
     best = tie_break(ranked, [model_metric(space, cfg, metric, c) for cfg in ranked], default, maximize, band)
     rule = rule_of_thumb(space)
     values = {"best": model_metric(space, best, metric, c),
               "default": model_metric(space, default, metric, c),
               "rule": model_metric(space, rule, metric, c)}
-    return Advice(site, nodes, pattern, metric, maximize, best, values, rule, held, ranked[0], band)
+    return Advice(site, nodes, pattern, metric, maximize, best, values, rule, held, ranked[0], band, profile, fitted)
+
+
+def judge_fit(site: SiteFit) -> tuple[list[float], tuple[float, ...], bool]:
+    """(held-out errors of the fit, errors of the profile alone, whether the fit is used): it is unless the profile
+    predicts the trials at least as well (median against median; see the module docstring)."""
+    held, profile = heldout_errors(site), tuple(profile_errors(site))
+    return held, profile, not (held and profile and _median_factor(profile) <= _median_factor(held))
+
+
+def profile_errors(site: SiteFit) -> list[float]:
+    """|log(predicted / measured)| of every trial with the profile's own constants (no fit: out of sample)."""
+    base = constants_for(site.system, site.fs)
+    out: list[float] = []
+    for r in site.runs:
+        v = predicted(r, site.system, site.fs.name, base)
+        if v > 0 and math.isfinite(v):
+            out.append(abs(math.log(v / r.seconds)))
+    return out
+
+
+def _median_factor(errors: Sequence[float]) -> float:
+    """The median of |log| errors as a factor (the upper median, as ``Advice.heldout_factor``)."""
+    return math.exp(sorted(errors)[len(errors) // 2]) if errors else math.nan
 
 
 def distance(cfg: Mapping[str, Any], default: Mapping[str, Any]) -> tuple[int, float]:

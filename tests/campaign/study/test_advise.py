@@ -6,12 +6,13 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from autotune.campaign import advise
-from autotune.campaign.study._advise import at_nodes, heldout_errors, tie_break
+from autotune.campaign.study._advise import at_nodes, heldout_errors, judge_fit, tie_break
 from autotune.campaign.study._modelfit import SiteFit
 from autotune.errors import ConfigError
 from autotune.model import FIT_NAMES, MeasuredRun, constants_for, fit_constants, predict
@@ -46,6 +47,28 @@ def test_held_out_error_is_small_when_the_runs_are_the_model_and_large_when_they
     bad = SiteFit(theta, fs, noisy, names, fit_constants(noisy, theta, names, "projects", bounds=(0.05, 20),
                                                          prior_weight=0.3))
     assert sorted(heldout_errors(bad))[len(noisy) // 2] > math.log(1.3)
+
+
+def test_the_fit_is_used_only_when_it_predicts_held_out_trials_better_than_the_profile() -> None:
+    theta = load_system("theta")
+    fs = theta.filesystem("projects")
+    pat = IOPattern(ranks=256, nodes=16, bytes_per_rank=256 * MIB, io_mode="independent")
+    cfgs = [{"lustre.stripe_count": sc, "lustre.stripe_size": ss * MIB} for sc in (1, 4, 16, 48) for ss in (1, 8)]
+    names = FIT_NAMES["lustre"]
+
+    def site(truth: Any, factor: Any = lambda i: 1.0) -> SiteFit:
+        runs = [MeasuredRun(pat, c, predict(pat, theta, "projects", c, constants=truth).seconds * factor(i))
+                for i, c in enumerate(cfgs)]
+        return SiteFit(theta, fs, runs, names, fit_constants(runs, theta, names, "projects", bounds=(0.05, 20),
+                                                             prior_weight=0.3))
+
+    # the site's OSTs are faster than its profile says: the fit explains the runs, held out too
+    held, profile, fitted = judge_fit(site(constants_for(theta, fs).with_(ost_write_bw=1.5e9)))
+    assert fitted and sorted(held)[4] < sorted(profile)[4]
+    # runs no term explains (every other one 3x slower, the rest 3x faster): the fit chases them and predicts the
+    # held-out ones worse than the profile, which it leaves alone
+    held, profile, fitted = judge_fit(site(constants_for(theta, fs), lambda i: 3.0 if i % 2 else 1 / 3))
+    assert not fitted and sorted(held)[4] > sorted(profile)[4] == pytest.approx(math.log(3))
 
 
 @pytest.mark.slow
