@@ -3,7 +3,11 @@ the smallest gain it can show.
 
 By default the confirmation makes no more runs than the search made (``objective.confirm.runs``: ``search``, or a
 number): a campaign that spent N runs looking spends at most N more making sure, so a user who budgets a search
-knows the whole cost is at most twice that. Within the runs, each round runs the default and every candidate
+knows the whole cost is at most twice that. A search that made fewer runs than its budget allowed (a small space
+measured whole before ``budget.trials`` was spent) leaves the rest to the confirmation, up to ``budget.trials`` x
+``objective.repeats``: the bound ``tune --dry-run`` states before the night, so the whole cost stays within twice
+the budget, and the runs go where the question is still open (a winner against the rule of thumb a few percent
+below it). Within the runs, each round runs the default and every candidate
 once; runners-up are left out first so that the candidates left get 6 rounds (three looks; the search's best
 alone gets what the runs allow: ``_confirm.run_plan``), and the ablation takes what the rounds left (none left:
 every setting is kept). The rounds are also bounded by ``objective.confirm`` (80) and the time by
@@ -37,9 +41,19 @@ def search_runs(study: optuna.Study) -> int:
     return sum(max(1, len(trialrecord.read(t).repetitions)) for t in trialrecord.ran_trials(study.get_trials(deepcopy=False)))
 
 
-def runs_budget(objective: Any, study: optuna.Study) -> int:
-    """The confirmation's runs at most: ``objective.confirm.runs``, else as many as the search made."""
-    return int(objective.confirm_runs) if objective.confirm_runs is not None else search_runs(study)
+def runs_budget(campaign: Any, study: optuna.Study) -> tuple[int, str]:
+    """The confirmation's runs at most, and why: ``objective.confirm.runs``, else as many as the search made or, when
+    it made fewer than its budget allowed (a space measured whole before ``budget.trials`` was spent), as many as
+    the budget allowed: ``budget.trials`` x ``objective.repeats``, the bound ``tune --dry-run`` states."""
+    o, b = campaign.objective, campaign.budget
+    if o.confirm_runs is not None:
+        return int(o.confirm_runs), "objective.confirm.runs"
+    made = search_runs(study)
+    budgeted = b.trials * o.repeats if b.trials is not None else 0
+    if budgeted > made:
+        return budgeted, (f"the search's budget of {b.trials} trials x {o.repeats} repetitions; it made {made}, "
+                          "unless objective.confirm.runs says otherwise")
+    return made, "as many as the search made, unless objective.confirm.runs says otherwise"
 
 
 def noise_seen(study: optuna.Study) -> tuple[float, int] | None:
@@ -74,7 +88,7 @@ def confirmation_reserve(campaign: Any, study: optuna.Study, seconds_per_run: fl
     """Seconds of ``budget.wall_time`` the search leaves for the confirmation's first look (0: it does not run)."""
     if not confirms(campaign):
         return 0.0
-    k, rounds = run_plan(runs_budget(campaign.objective, study), TOP, campaign.objective.confirm)
+    k, rounds = run_plan(runs_budget(campaign, study)[0], TOP, campaign.objective.confirm)
     return min(rounds, MIN_ROUNDS) * (k + 1) * seconds_per_run
 
 
@@ -90,7 +104,7 @@ def dry_run_lines(campaign: Any, study: optuna.Study | None = None) -> list[str]
         return ["confirmation: off (objective.confirm: 0, two objectives or a grid sweep): no extra runs"]
     if o.confirm_runs is not None:
         runs, why = o.confirm_runs, "objective.confirm.runs"
-    elif study is not None and search_runs(study):
+    elif study is not None and search_runs(study) and (b.trials is None or search_runs(study) > b.trials * o.repeats):
         runs, why = search_runs(study), "as many as the search made so far"
     elif b.trials is not None:
         runs, why = b.trials * o.repeats, f"as many as the search's {b.trials} trials x {o.repeats} repetitions"

@@ -78,10 +78,10 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
         o = run_trial(rt, number, config, is_default, 1)
         return o.repetitions[0] if o.repetitions else None
 
-    max_runs = runs_budget(c.objective, study)
+    max_runs, why = runs_budget(c, study)
     k, most = run_plan(max_runs, len(top), rounds)
     if most < 2:
-        say(f"confirmation: skipped: its budget of {max_runs} run(s) (as many as the search made) cannot run 2 rounds "
+        say(f"confirmation: skipped: its budget of {max_runs} run(s) ({why}) cannot run 2 rounds "
             "of the default and a candidate; the search's best is not shown better (raise budget.trials or "
             "objective.confirm.runs)")
         return None
@@ -91,8 +91,8 @@ def confirm_campaign(rt: Runtime, study: optuna.Study, rounds: int,
         return None
     also = f", the best rule of thumb ({rule[2]}, trial {rule[0]}) as a comparator" if rule is not None else ""
     say(f"confirming: the top {k} configuration(s){also} and the default, at most {most} interleaved rounds and "
-        f"{max_runs} runs (as many as the search made, unless objective.confirm.runs says otherwise; fewer once the "
-        "margin is shown or shown not to matter), then an ablation of the winner's settings (results in the summary)")
+        f"{max_runs} runs ({why}; fewer once the margin is shown or shown not to matter), then an ablation of the "
+        "winner's settings (results in the summary)")
     with claim.beating():
         conf = confirm(default_cfg, top, rounds, measure, c.objective.maximize, phases,
                        history=pooled_history(runs, default_cfg, compared, phases), matters=c.objective.confirm_matters,

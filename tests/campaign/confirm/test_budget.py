@@ -108,6 +108,26 @@ def test_the_confirmation_gets_what_is_left_of_the_wall_time(tmp_path: Path, mon
     assert 3500 < seen["seconds"] <= 3600 and seen["max_runs"] == 8
 
 
+def test_a_space_measured_whole_before_the_budget_leaves_the_rest_to_the_confirmation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake(*args: Any, **kw: Any) -> Any:
+        seen.update(kw)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(_recommend, "confirm", fake)
+    path = _campaign(tmp_path, space={"use": "lustre-cray", "only": ["mpiio.romio_cb_write"]},  # 3 configurations
+                     budget={"trials": 10, "run_timeout": "60s"})
+    out = io.StringIO()
+    with pytest.raises(RuntimeError, match="stop here"):
+        CampaignLoop(load_campaign(path), progress=False, out=out).run()
+    # 3 trials x 2 runs made, 10 x 2 budgeted: the confirmation may use the 20 the dry run stated
+    assert seen["max_runs"] == 20
+    assert "and 20 runs (the search's budget of 10 trials x 2 repetitions; it made 6, unless" in out.getvalue()
+    assert "at most 20 runs (as many as the search's 10 trials x 2 repetitions)" in dry_run_lines(load_campaign(path))[0]
+
+
 @pytest.mark.slow
 def test_the_search_leaves_the_first_looks_runs_of_the_wall_time(tmp_path: Path) -> None:
     c = load_campaign(_campaign(tmp_path))
