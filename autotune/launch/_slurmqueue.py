@@ -59,6 +59,9 @@ def classify(reason: str) -> str:
 
 
 _ADVICE: tuple[tuple[str, str], ...] = (
+    # the Slurm client is installed but no controller answers (a laptop, a login node of another cluster)
+    (r"[Uu]nable to contact slurm controller|[Cc]onnection refused|[Zz]ero [Bb]ytes were transmitted",
+     "no Slurm controller answers from here: run on the cluster's submit host, or use launcher: local/model"),
     (r"time ?limit|wall|TimeLimit", "use a shorter launcher.time_limit (or budget.run_timeout x repeats)"),
     (r"node ?config|PartitionConfig|NodeLimit|processors|Cpu|CPU|Node|Mem|memory|GRES|Constraint|feature|Billing|tasks",
      "use fewer ranks or nodes (app ranks/nodes, launcher.nodes, launcher.ntasks_per_node), set launcher.overcommit: "

@@ -62,6 +62,7 @@ def test_reasons_that_clear(reason: str) -> None:
     ("Invalid partition name specified", "launcher.partition"),
     ("Invalid account or account/partition combination specified", "launcher.account"),
     ("InvalidQOS", "launcher.qos"),
+    ("Unable to contact slurm controller (connect failure)", "no Slurm controller answers from here"),
 ])
 def test_advice_names_what_to_change(text: str, key: str) -> None:
     assert key in advice(text)
