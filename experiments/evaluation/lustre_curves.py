@@ -106,6 +106,22 @@ def _layout_cfg(key: dict[str, str], row: dict[str, str]) -> dict[str, Any]:
             "lustre.stripe_size": int(key.get("lustre.stripe_size", MIB))}
 
 
+# Durham COSMA6 (github.com/ARCHER-CSE/parallel-io, benchmark/benchio): 16 processes per node (assumed: the nodes' core
+# count; the job scripts are not published), each writing a 256^3 block of doubles (128 MiB) as a collective 3-D
+# subarray of one shared file, no hints: contiguous rows of 256 values (2 KiB). Its -1 runs (every OST, a count the
+# source does not give) are left out, as in its campaigns.
+COSMA6_RPN, COSMA6_PROCS = 16, (32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def cosma6(procs: int) -> IOPattern:
+    return IOPattern(ranks=procs, nodes=procs // COSMA6_RPN, bytes_per_rank=128 * MIB, transfer_size=128 * MIB,
+                     layout="strided", piece_size=2048, io_mode="collective", library="mpiio")
+
+
+def _explicit(key: dict[str, str]) -> bool:
+    return key["lustre.stripe_count"] != "-1"
+
+
 SHAHEEN = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
                     transfer_size=361_000_000_000 // 1216, library="pnetcdf")
 
@@ -122,6 +138,8 @@ CURVES: tuple[Curve, ...] = (
             f"archer-fs3-ssf-mpiio-{p}p.csv", "archer", archer_ssf(p), _layout_cfg) for p in ARCHER_SSF),
     *(Curve(f"ARCHER fs3 Fortran file per process, {p} processes / {p // ARCHER_RPN} node(s)",
             f"archer-fs3-fpp-fortran-{p}p.csv", "archer", archer_fpp(p), _layout_cfg) for p in ARCHER_FPP),
+    *(Curve(f"COSMA6 benchio MPI-IO collective shared file, {p} processes / {p // COSMA6_RPN} nodes",
+            f"cosma6-benchio-mpiio-ssf-{p}p.csv", "cosma6", cosma6(p), _stripe_cfg, _explicit) for p in COSMA6_PROCS),
     Curve("Shaheen PnetCDF restart, 1216 ranks / 38 nodes", "shaheen-restart-stripe-count.csv", "shaheen2", SHAHEEN,
           _stripe_cfg, fitted=True,
           note="write_latency, client_stream, exchange_bw, straggler_cv were fitted to these two points"),
