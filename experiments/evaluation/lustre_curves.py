@@ -118,8 +118,9 @@ def cosma6(procs: int) -> IOPattern:
                      layout="strided", piece_size=2048, io_mode="collective", library="mpiio")
 
 
-def _explicit(key: dict[str, str]) -> bool:
-    return key["lustre.stripe_count"] != "-1"
+def explicit(key: dict[str, str]) -> bool:
+    """Whether a recorded configuration names its stripe count (not -1, every OST: a count the source may not give)."""
+    return key.get("lustre.stripe_count") != "-1"
 
 
 SHAHEEN = IOPattern(ranks=1216, nodes=38, bytes_per_rank=361_000_000_000 // 1216,
@@ -139,7 +140,7 @@ CURVES: tuple[Curve, ...] = (
     *(Curve(f"ARCHER fs3 Fortran file per process, {p} processes / {p // ARCHER_RPN} node(s)",
             f"archer-fs3-fpp-fortran-{p}p.csv", "archer", archer_fpp(p), _layout_cfg) for p in ARCHER_FPP),
     *(Curve(f"COSMA6 benchio MPI-IO collective shared file, {p} processes / {p // COSMA6_RPN} nodes",
-            f"cosma6-benchio-mpiio-ssf-{p}p.csv", "cosma6", cosma6(p), _stripe_cfg, _explicit) for p in COSMA6_PROCS),
+            f"cosma6-benchio-mpiio-ssf-{p}p.csv", "cosma6", cosma6(p), _stripe_cfg, explicit) for p in COSMA6_PROCS),
     Curve("Shaheen PnetCDF restart, 1216 ranks / 38 nodes", "shaheen-restart-stripe-count.csv", "shaheen2", SHAHEEN,
           _stripe_cfg, fitted=True,
           note="write_latency, client_stream, exchange_bw, straggler_cv were fitted to these two points"),

@@ -49,6 +49,7 @@ from experiments.evaluation.lustre_curves import (
     archer_ssf,
     cirrus,
     cosma6,
+    explicit,
 )
 
 POINT_FACTOR, BEST_WITHIN = 2.0, 0.05
@@ -119,7 +120,7 @@ def campaign(workdir: Path, nodes: int, sweep: ScaleSweep = CIRRUS) -> Path:
 def measured(nodes: int, sweep: ScaleSweep = CIRRUS) -> dict[str, float]:
     """Median write MiB/s per recorded configuration (its key) at ``nodes`` nodes."""
     medians = Recording.load(HERE / sweep.file(nodes)).medians()
-    return {k: v for k, v in medians.items() if not (sweep.explicit and parse_key(k).get("lustre.stripe_count") == "-1")}
+    return {k: v for k, v in medians.items() if not sweep.explicit or explicit(parse_key(k))}
 
 
 def check(camp: Path, nodes: int, sweep: ScaleSweep = CIRRUS) -> dict[str, Any]:
