@@ -124,8 +124,12 @@ setup-browser: | system
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # --durations=40: every run (CI included) prints its slowest tests, so a test that grows slow shows up.
+# Two pytest-xdist workers (CI has 2 cores; most of the suite waits on subprocesses): a file's tests stay on one
+# worker and the tests of the local Slurm and of Ray on one worker, one at a time (tests/conftest.py).
+# TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: setup setup-browser setup-ompi
-	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest --durations=40 $(PYTEST_ARGS)
+	OMPI_VENV=$(abspath $(OMPI_VENV)) $(VENV)/bin/python -m pytest --durations=40 -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check autotune tests experiments

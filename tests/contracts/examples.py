@@ -91,7 +91,7 @@ def _serial(tmp: Path) -> Any:
     return lambda: get_executor("serial", {})
 
 
-@example("executor", "ray", SLOW)  # starts a local Ray (~10 s here)
+@example("executor", "ray", (pytest.mark.ray, pytest.mark.slow))  # starts a local Ray (~10 s here)
 def _ray(tmp: Path) -> Any:
     pytest.importorskip("ray", reason="the Ray executor needs the [ray] extra")
     from autotune.execute import get_executor

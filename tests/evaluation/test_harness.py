@@ -43,6 +43,7 @@ def test_a_record_has_the_checked_fields() -> None:
     assert "vpic-cori-bb" in targets(med, ["vpic-cori-bb"], None, 10)
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_tiny_harness_run_on_ray(tmp_path: Path) -> None:
     from experiments.evaluation.optimizer_eval import main

@@ -28,6 +28,7 @@ def ray_executor() -> Iterator[BaseExecutor]:
         yield ex
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 class TestRayContract(ExecutorContract):
     @pytest.fixture

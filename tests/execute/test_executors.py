@@ -72,6 +72,7 @@ def _overlap(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
     return a[1] < b[2] and b[1] < a[2]
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_ray_local_campaign_and_file_system_lock(tmp_path: Path) -> None:
     c = model_campaign(tmp_path, executor={"name": "ray", "num_cpus": 2, "parallel": 2})

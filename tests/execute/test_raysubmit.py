@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,6 +24,7 @@ from autotune.testing import descendants, is_loopback, listeners
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "campaigns" / "model-theta-ior.yaml"
 RAY = Path(sys.executable).with_name("ray")
+pytestmark = pytest.mark.ray
 
 
 def free_port() -> int:
@@ -31,18 +34,22 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     """A private head node on 127.0.0.1 with token authentication, stopped with its process group."""
     pytest.importorskip("ray.job_submission", reason="the ray extra is not installed (pip install 'autotune[ray]')")
-    tmp = tmp_path_factory.mktemp("ray")
+    # Ray's session sockets live under --temp-dir and a Unix socket path has at most 107 bytes: pytest's temporary
+    # directories (under xdist, .../popen-gwN/...) are too deep for them
+    tmp = Path(tempfile.mkdtemp(prefix="at-ray-"))
     # token auth on; a single-machine head (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0) so it listens on 127.0.0.1 only
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
            "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     dash = free_port()
-    head = subprocess.Popen([str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
-                             f"--port={free_port()}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}",
-                             "--include-dashboard=true", "--num-cpus=1", f"--temp-dir={tmp}", "--disable-usage-stats"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    with (tmp / "head.err").open("w") as err:  # the head keeps its own copy of the descriptor
+        head = subprocess.Popen([str(RAY), "start", "--head", "--block", "--node-ip-address=127.0.0.1",
+                                 f"--port={free_port()}", "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}",
+                                 "--include-dashboard=true", "--num-cpus=1", f"--temp-dir={tmp}",
+                                 "--disable-usage-stats"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     address = f"http://127.0.0.1:{dash}"
     try:
         deadline = time.monotonic() + 240
@@ -53,7 +60,8 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
             except urllib.error.HTTPError:
                 break  # it answers (401 without the token): it is up
             except OSError:
-                assert head.poll() is None and time.monotonic() < deadline, "ray start --head did not come up"
+                assert head.poll() is None and time.monotonic() < deadline, \
+                    f"ray start --head did not come up: {(tmp / 'head.err').read_text()[-2000:]}"
                 time.sleep(1.0)
         found = listeners(descendants(head.pid))
         assert found, "the head's processes should hold listening sockets (the check would be empty otherwise)"
@@ -71,6 +79,7 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         for pid in started:  # workers outside the head's process group (job supervisors, agents)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ import yaml
 from autotune.testing import descendants, is_loopback, listeners
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'autotune[ray]')")
+pytestmark = pytest.mark.ray
 
 
 @pytest.mark.slow
