@@ -97,17 +97,18 @@ def block_differences(a: Sequence[Sequence[float | None]], b: Sequence[Sequence[
     return out
 
 
-def trimmed(d: Sequence[float], trim: float = TRIM) -> Estimate | None:
+def trimmed(d: Sequence[float], trim: float = TRIM, trim_from: int = 5) -> Estimate | None:
     """The ``trim``-trimmed mean of differences symmetric about the true log-ratio, with its Tukey-McLaughlin
     variance (winsorised variance, ``n - 2g - 1`` degrees of freedom: Tukey & McLaughlin 1963, Sankhya A 25;
     Yuen 1974, Biometrika 61). With one-sided noise the paired differences are symmetric but heavy-tailed
     (a difference of exponentials is Laplace), where a trimmed mean is markedly more efficient than the mean;
-    below five differences nothing is trimmed (Student's t). ``None`` below two differences."""
+    below ``trim_from`` differences (by default five, where ``int(trim * n)`` first trims one) nothing is trimmed
+    (Student's t). ``None`` below two differences."""
     n = len(d)
     if n < 2:
         return None
     s = sorted(d)
-    g = int(trim * n)
+    g = int(trim * n) if n >= trim_from else 0
     h = n - 2 * g
     m = sum(s[g:n - g]) / h
     w = [s[g]] * g + s[g:n - g] + [s[n - g - 1]] * g

@@ -98,6 +98,15 @@ def test_the_trimmed_mean_trims_a_fifth_from_each_end_with_the_winsorised_varian
     assert trimmed([0.1]) is None and TRIM == 0.2
 
 
+def test_below_trim_from_nothing_is_trimmed() -> None:
+    d = [0.0, 1.0, 2.0, 3.0, 100.0]
+    est = trimmed(d, trim_from=6)  # Student's t on all five: the mean, four degrees of freedom
+    assert est is not None and est.log == pytest.approx(21.2) and est.df == 4
+    assert est.var == pytest.approx(np.var(d, ddof=1) / 5)
+    six = trimmed([*d, 4.0], trim_from=6)
+    assert six is not None and six.df == 3  # from six on, one from each end
+
+
 def test_history_trials_are_paired_one_to_one_in_order_with_the_same_summary_of_the_same_number_of_runs() -> None:
     a = [[100.0, 120.0, 110.0], [90.0, None], [130.0]]
     b = [[100.0, 80.0], [50.0, 60.0, 70.0]]
