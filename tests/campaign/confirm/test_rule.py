@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from autotune.campaign.confirm._rule import rule_floor
+from autotune.campaign.confirm._rule import RULE_TRIM_FROM, against_rule, rule_floor
 from autotune.campaign.confirm._sequential import confirm
 from autotune.campaign.run._report import winner_of
 from autotune.measure import ALPHA, trimmed
@@ -114,3 +114,17 @@ def test_for_a_time_the_fallback_reads_the_same_way() -> None:
         return conf.recommends_rule
 
     assert run(97.0) and not run(107.0)
+
+
+def test_five_rounds_each_favouring_the_winner_show_it_over_the_rule_with_students_t() -> None:
+    """A 5-trial campaign's 15 confirmation runs give 5 rounds: the winner 10-50% over the rule in every one. The
+    trimmed t (two degrees of freedom at five pairs) does not show it; Student's t on the five does."""
+    entries = [("default", -1, DEFAULT, True), ("trial 7", 7, TUNED, False), ("trial 2", 2, RULE, False)]
+    vals: list[list[float | None]] = [[50.0] * 5, [110.0, 120.0, 130.0, 140.0, 150.0], [100.0] * 5]
+    comp = against_rule(entries, vals, [[], [], []], 2, "two-aggregators", 1, True, "best", (ALPHA, ALPHA / 2))
+    assert RULE_TRIM_FROM == 6 and comp.over_rule is not None and comp.over_rule["bound"] > 0
+    assert not comp.gives_way  # the winner stands
+    diffs = [math.log(v / 100.0) for v in (110.0, 120.0, 130.0, 140.0, 150.0)]
+    trimmed_t, students_t = trimmed(diffs), trimmed(diffs, trim_from=RULE_TRIM_FROM)
+    assert trimmed_t is not None and students_t is not None and (trimmed_t.df, students_t.df) == (2, 4)
+    assert trimmed_t.interval(ALPHA)[0] < 0 < students_t.interval(ALPHA)[0]
