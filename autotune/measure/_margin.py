@@ -42,6 +42,7 @@ from autotune.measure._aggregate import aggregate
 ALPHA = 0.05
 INTERIM = 0.001  # the two-sided error each look before the last may spend (Peto's p < 0.001)
 TRIM = 0.2  # the share of paired differences trimmed from each end (Wilcox 2012, "Introduction to Robust Estimation")
+TRIM_FROM = 5  # trimming starts at five differences, where int(TRIM * n) first trims one (below: Student's t)
 _EPS = 1e-12  # a variance floor: identical repeated values (a replayed run) are not infinite evidence
 
 
@@ -97,13 +98,13 @@ def block_differences(a: Sequence[Sequence[float | None]], b: Sequence[Sequence[
     return out
 
 
-def trimmed(d: Sequence[float], trim: float = TRIM, trim_from: int = 5) -> Estimate | None:
+def trimmed(d: Sequence[float], trim: float = TRIM, trim_from: int = TRIM_FROM) -> Estimate | None:
     """The ``trim``-trimmed mean of differences symmetric about the true log-ratio, with its Tukey-McLaughlin
     variance (winsorised variance, ``n - 2g - 1`` degrees of freedom: Tukey & McLaughlin 1963, Sankhya A 25;
     Yuen 1974, Biometrika 61). With one-sided noise the paired differences are symmetric but heavy-tailed
     (a difference of exponentials is Laplace), where a trimmed mean is markedly more efficient than the mean;
-    below ``trim_from`` differences (by default five, where ``int(trim * n)`` first trims one) nothing is trimmed
-    (Student's t). ``None`` below two differences."""
+    below ``trim_from`` differences (``TRIM_FROM`` by default) nothing is trimmed (Student's t). ``None`` below two
+    differences."""
     n = len(d)
     if n < 2:
         return None
