@@ -11,7 +11,7 @@ from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr, UnknownName
-from autotune.space._params import BoundParam, ParamSpec, Scalar
+from autotune.space._params import BoundParam, ParamSpec, Scalar, alias_meaning, resolve
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
 from autotune.space._rule import Rule
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
@@ -38,6 +38,19 @@ def context_env(system: SystemProfile, fs: FileSystem, pattern: IOPattern) -> di
     for prefix, ns in (("system", system.namespace()), ("fs", fs.namespace()), ("app", pattern.as_dict())):
         env.update({f"{prefix}.{k}": v for k, v in ns.items()})
     return env
+
+
+def aliased(spec: SpaceSpec, fixed: Mapping[str, Any], active: list[BoundParam], ctx: dict[str, Any]) -> list[str]:
+    """One notice per value written as an alias (a stripe count of -1) and bound to the target's value."""
+    written = {p.name: (*p.choices, p.default) for p in spec.params} | {n: (v,) for n, v in spec.fixed.items()}
+    bound = {p.name for p in active} | set(fixed)
+    out = []
+    for name in sorted(bound & set(written)):
+        for v in dict.fromkeys(x for x in written[name] if not isinstance(x, Expr)):
+            meaning = alias_meaning(name, v)
+            if meaning is not None:
+                out.append(f"{name}: {v!r} is {meaning}: {resolve(name, v, ctx)!r} on this target")
+    return out
 
 
 @dataclass
@@ -68,7 +81,7 @@ class BoundSpace:
         fixed: Config = {}
         for name, value in spec.fixed.items():
             if _acts(name, None, ctx):
-                fixed[name] = value
+                fixed[name] = resolve(name, value, ctx)
             else:
                 notices.append(f"{name}: fixed value not applied: {CATALOGUE[name].why_not} ({_target(fs, system)})")
         shadow: Config = {}  # defaults of parameters that cannot act here, for other defaults to refer to
@@ -90,11 +103,12 @@ class BoundSpace:
                     shadow.pop(p.name, None)
                 continue
             bp = p.bind(scope)
-            default = p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default
+            default = resolve(p.name, p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default, scope)
             if not bp.contains(default):
                 raise ConfigError(f"{p.name}: default {default!r} is outside its range {bp.describe()} on this target")
             defaults[p.name] = default
             active.append(bp)
+        notices += aliased(spec, fixed, active, ctx)
         names = {b.name for b in active} | set(fixed)
         implied = _implied(fs, system)
         rules = [r for r in spec.rules

@@ -26,6 +26,9 @@ class KnownParameter:
     minimum: int | None = None  # the smallest meaningful value (a fixed value or a range below it is refused)
     mca: str | None = None
     values: tuple[str, ...] = ()  # a choice's only meaningful values (empty: any one-word value)
+    # values the system reads as another one on the target: (value, that one as an expression over ``fs.*``, what
+    # the system documents it to mean); a space binds them to the target's value (``autotune.space.resolve``)
+    aliases: tuple[tuple[int, str, str], ...] = ()
 
 
 # ROMIO runs inside MPICH, Cray MPICH and (as the io component romio321) Open MPI; under Open MPI the ROMIO-only
@@ -39,7 +42,10 @@ _TRI = ("automatic", "enable", "disable")  # ROMIO's values for romio_cb_* and r
 
 CATALOGUE: dict[str, KnownParameter] = {k.name: k for k in (
     KnownParameter("lustre.stripe_count", "int", "striping_factor", f"fs.kind == {LUSTRE.name!r}",
-                   "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)", minimum=1),
+                   "striping needs a Lustre target", "OSTs a file is striped over (lfs setstripe -c)", minimum=1,
+                   # lfs-setstripe(1), Lustre Operations Manual ("Setting the File Layout/Striping Configuration")
+                   aliases=((-1, "fs.osts", "every OST (lfs setstripe -c -1)"),
+                            (0, "fs.default_stripe_count", "the file system's default (lfs setstripe -c 0)"))),
     KnownParameter("lustre.stripe_size", "size", "striping_unit",
                    f"fs.kind == {LUSTRE.name!r} or (fs.kind == {DATAWARP.name!r} and system.mpi == 'cray-mpich')",
                    "stripe size needs a Lustre target (or Cray MPI-IO on DataWarp)",

@@ -32,6 +32,24 @@ def _num_or_expr(value: Any, where: str, size: bool) -> int | Expr:
     raise ConfigError(f"{where}: {value!r} is not a number or an expression")
 
 
+def resolve(name: str, value: Any, env: dict[str, Any]) -> Any:
+    """``value`` of parameter ``name`` as the system reads it on the target (``env``: its ``fs.*`` names): a value
+    the system documents as another one (``KnownParameter.aliases``: a stripe count of -1 is every OST) becomes
+    that one; any other value is itself."""
+    known = CATALOGUE.get(name)
+    for alias, expr, _ in known.aliases if known is not None else ():
+        if value == alias and not isinstance(value, bool):
+            return Expr(expr, f"{name} = {alias}").evaluate(env)
+    return value
+
+
+def alias_meaning(name: str, value: Any) -> str | None:
+    """What the system documents ``value`` of ``name`` to mean when it is an alias (None: it is not one)."""
+    known = CATALOGUE.get(name)
+    return next((m for a, _, m in (known.aliases if known is not None else ()) if value == a
+                 and not isinstance(value, bool)), None)
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """A parameter as written in a search-space file (bounds and default may be expressions)."""
@@ -92,7 +110,12 @@ class ParamSpec:
             return int(v)
 
         if self.type == "categorical":
-            return BoundParam(self.name, self.type, choices=self.choices)
+            choices = tuple(resolve(self.name, c, env) for c in self.choices)
+            for written, bound in zip(self.choices, choices, strict=True):
+                if bound != written and choices.count(bound) > 1:
+                    raise ConfigError(f"{self.name}.choices: {written!r} is {alias_meaning(self.name, written)}, "
+                                      f"{bound!r} on this target, which is listed too (list it once)")
+            return BoundParam(self.name, self.type, choices=choices)
         low, high = val(self.low, "low"), val(self.high, "high")
         if low < 1 and (self.type == "pow2" or self.log):
             raise ConfigError(f"{self.name}.low: {low} must be >= 1 for a {'pow2' if self.type == 'pow2' else 'log'} range")

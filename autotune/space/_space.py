@@ -13,7 +13,7 @@ from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._bound import BoundSpace
 from autotune.space._catalogue import CATALOGUE, check_choice
-from autotune.space._params import ParamSpec, Scalar
+from autotune.space._params import ParamSpec, Scalar, alias_meaning
 from autotune.space._rule import Rule, default_rules
 from autotune.systems import FileSystem, SystemProfile
 from autotune.units import parse_size
@@ -39,7 +39,7 @@ def fixed_value(name: str, value: Any, where: str) -> Scalar:
         if why is not None:
             raise ConfigError(f"{where}.{name}: {why}")
         return value
-    if known.minimum is not None and n < known.minimum:
+    if known.minimum is not None and n < known.minimum and alias_meaning(name, n) is None:
         raise ConfigError(f"{where}.{name}: {value!r} is below {known.minimum} (expected an integer >= {known.minimum})")
     return n
 

@@ -81,6 +81,8 @@ def test_a_site_rule_needs_its_source_and_names_its_settings() -> None:
     ([1, 144], 38, {"stripe-per-node = all-osts": 144}),                    # 38 is nearer 144 than 1 on the log scale
     ([1, 4, 8, 12, 16], 2, {"stripe-per-node": 4, "all-osts": 16}),        # 2 is as near 1 (the default) as 4: 4
     ([1, 2, 8, 16], 4, {"stripe-per-node": 2, "all-osts": 16}),             # a tie of two others: the smaller
+    ([1, 8, 32, -1], 32, {"stripe-per-node": 32, "all-osts": 144}),         # -1 is every OST (lfs setstripe -c -1)
+    ([-1, 4, 8], 8, {"stripe-per-node": 8}),                                 # ... and the default: all-osts is it
 ])
 def test_a_rule_on_listed_stripe_counts_takes_the_nearest_listed_count(choices: list[int], nodes: int,
                                                                         want: dict[str, int]) -> None:

@@ -40,6 +40,36 @@ def test_fixed_stripe_count_above_the_osts_is_a_one_line_error() -> None:
         bind(sp)
 
 
+def listed(choices: list[object], default: object = None) -> SearchSpace:
+    spec = {"type": "categorical", "choices": choices, "default": choices[0] if default is None else default}
+    return load_space("lustre-cray").customise(only=["lustre.stripe_count"], parameters={"lustre.stripe_count": spec})
+
+
+def test_a_stripe_count_of_minus_one_is_every_ost_and_zero_the_file_system_s_default() -> None:
+    """lfs(1): "stripe_count: Number of OSTs to stripe over (0 default, -1 all)"; bound, they are Theta's 56 and 1,
+    so the rules, the model and the hints see counts, and the notice says what each was taken for."""
+    b = bind(listed([0, 8, -1]))
+    sc = next(p for p in b.active if p.name == "lustre.stripe_count")
+    assert sc.choices == (1, 8, 56) and b.default_config()["lustre.stripe_count"] == 1
+    assert "lustre.stripe_count: -1 is every OST (lfs setstripe -c -1): 56 on this target" in b.notices
+    assert "lustre.stripe_count: 0 is the file system's default (lfs setstripe -c 0): 1 on this target" in b.notices
+    assert bind(load_space("lustre-cray").customise(fixed={"lustre.stripe_count": -1})).fixed["lustre.stripe_count"] == 56
+
+
+@pytest.mark.parametrize(("choices", "message"), [
+    ([1, 56, -1], r"choices: -1 is every OST \(lfs setstripe -c -1\), 56 on this target, which is listed too"),
+    ([0, 1, 8], r"choices: 0 is the file system's default \(lfs setstripe -c 0\), 1 on this target, which is listed"),
+])
+def test_an_alias_of_a_listed_stripe_count_is_a_one_line_error(choices: list[object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        bind(listed(choices))
+
+
+def test_only_the_documented_aliases_pass_below_the_minimum() -> None:
+    with pytest.raises(ConfigError, match=r"lustre.stripe_count: -2 is below 1"):
+        load_space("lustre-cray").customise(fixed={"lustre.stripe_count": -2})
+
+
 def test_lock_mode_one_needs_all_collective_mpiio() -> None:
     b = bind("lustre-cray")
     cfg = {**b.default_config(), "cray.cb_write_lock_mode": 1}
