@@ -5,7 +5,8 @@ The model's top picks are usually near-twins (one ridge point with ``romio_cb_wr
 OSTs shared with other jobs), all of them lose together and the search starts in the wrong region. Here
 the first pick is the model's best; each further pick is, among the configurations the model rates at
 least ``FLOOR`` of its best, the one that maximises (distance to the picks so far) x (model value / best):
-far away, yet still good by the model. Distances are over the active parameters, each normalised to
+far away, yet still good by the model (a time is taken as its rate, 1 / time, so a minimised metric spreads
+alike). Distances are over the active parameters, each normalised to
 [0, 1] (numeric ones on a log2 scale, categorical ones 0 or 1), with settings that cannot act (aggregator
 settings with collective buffering disabled) set to the default first, so twins are at distance 0. A categorical
 whose choices are all numbers (e.g. the stripe counts a user listed) is ordered: its values sit on [0, 1] like a
@@ -84,12 +85,15 @@ def diverse_ranked(space: BoundSpace, metric: str, maximize: bool, top: int = 3,
     anchors = [dict(a) for a in anchors]
 
     def score(cfg: Config) -> float:
+        """The model's value as a rate (higher is better): a time's reciprocal, so ratios read alike."""
         v = model_metric(space, cfg, metric, constants)
-        return float("-inf") if v is None or not np.isfinite(v) else (v if maximize else -v)
+        if v is None or not np.isfinite(v):
+            return float("-inf")
+        return v if maximize else 1.0 / v if v > 0 else float("-inf")
 
     best = score(first[0])
     pool = [(cfg, s) for cfg in candidates(space, limit) if np.isfinite(s := score(cfg))]
-    if not maximize or best <= 0:  # a ratio of model values needs positive values (maximised)
+    if best <= 0:  # a ratio of model values needs positive values
         return model_ranked(space, metric, maximize, top, constants, limit)
     other = _other_side(pool, first[0]) if fork else None
     pool = [(cfg, s / best) for cfg, s in pool if s >= floor * best]
