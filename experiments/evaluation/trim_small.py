@@ -6,13 +6,13 @@ The confirmation decides on the paired log-ratios of a few rounds: with a small 
 15 runs: 5 rounds of the default, the winner and the rule of thumb) it has five. ``autotune.measure.trimmed``
 trims ``int(0.2 n)`` from each end, so five differences keep three and two degrees of freedom, against four
 for Student's t. Simulated here, for n = 4..15 differences symmetric about the true log-ratio (the design's
-assumption, docs/guide/confirmation.md) under three laws of a run's log noise (pairs: the difference of two runs):
-normal (sd 0.14), Laplace (a run's one-sided exponential noise, scale 0.14) and the confirmation evaluation's
+assumption, docs/guide/confirmation.md) under four laws of a run's log noise (pairs: the difference of two runs):
+normal (sd 0.14), Laplace (a run's one-sided exponential noise, scale 0.14), the confirmation evaluation's
 one-sided mixture (-E, E ~ Exp(0.07) 90% or Exp(0.28) 10%), and the recorded noise of production systems
-(every configuration of the public sweeps recorded at least ``MIN_RUNS`` times: TACC Ranger's 30, one of EPCC Cirrus's 25 and Durham
-COSMA6's 10 runs per stripe count, ``sweeps/``; a draw picks one configuration and takes each run of a pair from
-its runs, with replacement, its log-runs scaled to sd 0.14 so that the law's shape, not its spread, differs from
-the others'): the one-sided lower bound's rate above zero with no
+(every configuration of the public sweeps recorded at least ``MIN_RUNS`` times: TACC Ranger's 30, one of EPCC
+Cirrus's 25 and Durham COSMA6's 10 runs per stripe count, ``sweeps/``; a draw picks one configuration and takes
+each run of a pair from its runs, with replacement, its log-runs scaled to sd 0.14 so that the law's shape, not its
+spread, differs from the others'): the one-sided lower bound's rate above zero with no
 true difference (size, nominal 2.5% and 0.1%: the last look's and an interim look's one-sided levels) and with a
 true gain of one pair standard deviation (power). The estimator is ``trimmed`` itself, vectorised (checked
 against it on the first draws). Seed 7, 40,000 draws per cell.
