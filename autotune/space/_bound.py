@@ -11,7 +11,7 @@ from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr, UnknownName
-from autotune.space._params import BoundParam, ParamSpec, Scalar, alias_meaning, resolve
+from autotune.space._params import BoundParam, ParamSpec, Scalar, alias_meaning, resolve, show
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
 from autotune.space._rule import Rule
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
@@ -211,8 +211,8 @@ class BoundSpace:
         return n
 
     def describe(self) -> list[str]:
-        lines = [f"{p.name:28s} {p.describe():40s} default {self.defaults[p.name]}" for p in self.active]
-        lines += [f"{n:28s} fixed = {v}" for n, v in self.fixed.items()]
+        lines = [f"{p.name:28s} {p.describe():40s} default {p.show(self.defaults[p.name])}" for p in self.active]
+        lines += [f"{n:28s} fixed = {show(n, v)}" for n, v in self.fixed.items()]
         return lines
 
     # --- validation ---------------------------------------------------------------------------

@@ -32,6 +32,24 @@ def _num_or_expr(value: Any, where: str, size: bool) -> int | Expr:
     raise ConfigError(f"{where}: {value!r} is not a number or an expression")
 
 
+def _number(name: str, value: Any, where: str) -> Any:
+    """A categorical value of a count or a size as the number it is (a size may be written ``4MiB``); other kinds'
+    values unchanged. A count that is not an integer is a one-line error naming it."""
+    kind = CATALOGUE[name].kind
+    if kind == "size":
+        return parse_size(value, where)
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ConfigError(f"{where}: {value!r} is not an integer ({name} is a count)")
+    return value
+
+
+def show(name: str, value: Any) -> str:
+    """``value`` of parameter ``name`` as a user writes it (a size in units: ``4MiB``)."""
+    known = CATALOGUE.get(name)
+    sized = known is not None and known.kind == "size" and isinstance(value, int) and not isinstance(value, bool)
+    return format_size(value) if sized else str(value)
+
+
 def resolve(name: str, value: Any, env: dict[str, Any]) -> Any:
     """``value`` of parameter ``name`` as the system reads it on the target (``env``: its ``fs.*`` names): a value
     the system documents as another one (``KnownParameter.aliases``: a stripe count of -1 is every OST) becomes
@@ -86,7 +104,8 @@ class ParamSpec:
                 why = check_choice(name, c, searched=True)
                 if why is not None:
                     raise ConfigError(f"{w}.choices: {why}")
-            default = d.get("default", choices[0])
+            choices = [_number(name, c, f"{w}.choices") for c in choices]
+            default = _number(name, d.get("default", choices[0]), f"{w}.default")
             if default not in choices:
                 raise ConfigError(f"{w}.default: {default!r} is not one of the choices {choices}")
             return cls(name, ptype, choices=tuple(choices), default=default, when=when)
@@ -198,9 +217,13 @@ class BoundParam:
             v *= 2
         return sorted(vals)
 
+    def show(self, value: Any) -> str:
+        """``value`` as a user writes it (a size in units: ``4MiB``)."""
+        return show(self.name, value)
+
     def describe(self) -> str:
         if self.type == "categorical":
-            return "{" + ", ".join(map(str, self.choices)) + "}"
+            return "{" + ", ".join(map(self.show, self.choices)) + "}"
         if self.type == "pow2":
             size = CATALOGUE[self.name].kind == "size"
             fmt = format_size if size else str

@@ -65,6 +65,21 @@ def test_an_alias_of_a_listed_stripe_count_is_a_one_line_error(choices: list[obj
         bind(listed(choices))
 
 
+def test_a_listed_count_is_an_integer_and_a_listed_size_may_carry_its_unit() -> None:
+    """Quoted counts (YAML strings) are a one-line error naming the value, not a rule that cannot be evaluated;
+    sizes may be written as a user writes them elsewhere (``4MiB``) and are shown back so."""
+    with pytest.raises(ConfigError, match=r"stripe_count.choices: '4' is not an integer \(lustre.stripe_count is a count\)"):
+        listed([1, "4"])
+    sizes = {"type": "categorical", "choices": ["1MiB", "4MiB", 16 << 20], "default": "4MiB"}
+    b = bind(load_space("lustre-cray").customise(only=["lustre.stripe_size"], parameters={"lustre.stripe_size": sizes}))
+    ss = next(p for p in b.active if p.name == "lustre.stripe_size")
+    assert ss.choices == (1 << 20, 4 << 20, 16 << 20) and b.default_config()["lustre.stripe_size"] == 4 << 20
+    assert b.describe()[0].split() == ["lustre.stripe_size", "{1MiB,", "4MiB,", "16MiB}", "default", "4MiB"]
+    with pytest.raises(ConfigError, match=r"lustre.stripe_size.choices: 'big' is not a size"):
+        load_space("lustre-cray").customise(parameters={"lustre.stripe_size": {"type": "categorical",
+                                                                                "choices": ["big"]}})
+
+
 def test_only_the_documented_aliases_pass_below_the_minimum() -> None:
     with pytest.raises(ConfigError, match=r"lustre.stripe_count: -2 is below 1"):
         load_space("lustre-cray").customise(fixed={"lustre.stripe_count": -2})
