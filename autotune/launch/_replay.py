@@ -25,6 +25,8 @@ import numpy as np
 from autotune._registry import Option
 from autotune.errors import ConfigError
 from autotune.launch._base import BaseLauncher, RunRequest, RunResult
+from autotune.space import resolve_alias
+from autotune.systems import FileSystem
 
 
 def _norm(value: Any) -> str:
@@ -67,6 +69,17 @@ class Recording:
             ok = [v for v, _ in reps if v is not None]
             if ok:
                 out[key] = float(np.median(ok))
+        return out
+
+    def as_read(self, fs: FileSystem) -> dict[str, list[tuple[float | None, float]]]:
+        """The runs keyed as the system reads each value on ``fs`` (a recorded stripe count of -1 is its OST count:
+        ``autotune.space.resolve_alias``, as a search space binds it); configurations that are the same there are
+        pooled."""
+        env = {f"fs.{k}": v for k, v in fs.namespace().items()}
+        out: dict[str, list[tuple[float | None, float]]] = {}
+        for key, runs in self.runs.items():
+            read = {k: _read(k, v, env) for k, v in parse_key(key).items()}
+            out.setdefault(config_key(read), []).extend(runs)
         return out
 
     @classmethod
@@ -131,7 +144,7 @@ class ReplayLauncher(BaseLauncher):
     def run(self, request: RunRequest) -> RunResult:
         rec = self.recording(request)
         key = config_key(request.config)
-        runs = rec.runs.get(key)
+        runs = rec.runs.get(key) or rec.as_read(request.fs).get(key)
         if not runs:
             return RunResult(returncode=1, error=_why_unrecorded(rec, request.config), info={"command": self.describe(request)})
         rng = np.random.default_rng([zlib.crc32(request.campaign.encode()), self.seed, request.trial, request.repetition])
@@ -142,6 +155,13 @@ class ReplayLauncher(BaseLauncher):
         record = {"metrics": {rec.metric: value, "seconds": wall}, "replay": {"surface": rec.path.name, "runs": len(runs)}}
         return RunResult(returncode=0, stdout=json.dumps(record) + "\n", wall_seconds=wall,
                          info={"command": self.describe(request)})
+
+
+def _read(name: str, value: str, env: dict[str, Any]) -> str:
+    """A recorded value (text) as the system reads it (``resolve_alias``), as text."""
+    number = int(value) if value.lstrip("-").isdigit() else None
+    read = resolve_alias(name, number, env) if number is not None else value
+    return value if read == number else _norm(read)
 
 
 def _why_unrecorded(rec: Recording, config: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from autotune.errors import ConfigError
 from autotune.pattern import IOPattern
 from autotune.space._catalogue import CATALOGUE
 from autotune.space._expr import Expr, UnknownName
-from autotune.space._params import BoundParam, ParamSpec, Scalar, alias_meaning, resolve, show
+from autotune.space._params import BoundParam, ParamSpec, Scalar, alias_meaning, resolve_alias, show
 from autotune.space._relevance import OMPIO_ONLY_SETTINGS, ROMIO_ONLY_SETTINGS
 from autotune.space._rule import Rule
 from autotune.systems import FileSystem, SystemProfile, dw_capacity
@@ -49,7 +49,7 @@ def aliased(spec: SpaceSpec, fixed: Mapping[str, Any], active: list[BoundParam],
         for v in dict.fromkeys(x for x in written[name] if not isinstance(x, Expr)):
             meaning = alias_meaning(name, v)
             if meaning is not None:
-                out.append(f"{name}: {v!r} is {meaning}: {resolve(name, v, ctx)!r} on this target")
+                out.append(f"{name}: {v!r} is {meaning}: {resolve_alias(name, v, ctx)!r} on this target")
     return out
 
 
@@ -81,7 +81,7 @@ class BoundSpace:
         fixed: Config = {}
         for name, value in spec.fixed.items():
             if _acts(name, None, ctx):
-                fixed[name] = resolve(name, value, ctx)
+                fixed[name] = resolve_alias(name, value, ctx)
             else:
                 notices.append(f"{name}: fixed value not applied: {CATALOGUE[name].why_not} ({_target(fs, system)})")
         shadow: Config = {}  # defaults of parameters that cannot act here, for other defaults to refer to
@@ -103,7 +103,7 @@ class BoundSpace:
                     shadow.pop(p.name, None)
                 continue
             bp = p.bind(scope)
-            default = resolve(p.name, p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default, scope)
+            default = resolve_alias(p.name, p.default.evaluate(scope) if isinstance(p.default, Expr) else p.default, scope)
             if not bp.contains(default):
                 raise ConfigError(f"{p.name}: default {default!r} is outside its range {bp.describe()} on this target")
             defaults[p.name] = default

@@ -27,7 +27,7 @@ class KnownParameter:
     mca: str | None = None
     values: tuple[str, ...] = ()  # a choice's only meaningful values (empty: any one-word value)
     # values the system reads as another one on the target: (value, that one as an expression over ``fs.*``, what
-    # the system documents it to mean); a space binds them to the target's value (``autotune.space.resolve``)
+    # the system documents it to mean); a space binds them to the target's value (``autotune.space.resolve_alias``)
     aliases: tuple[tuple[int, str, str], ...] = ()
 
 

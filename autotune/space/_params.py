@@ -50,7 +50,7 @@ def show(name: str, value: Any) -> str:
     return format_size(value) if sized else str(value)
 
 
-def resolve(name: str, value: Any, env: dict[str, Any]) -> Any:
+def resolve_alias(name: str, value: Any, env: dict[str, Any]) -> Any:
     """``value`` of parameter ``name`` as the system reads it on the target (``env``: its ``fs.*`` names): a value
     the system documents as another one (``KnownParameter.aliases``: a stripe count of -1 is every OST) becomes
     that one; any other value is itself."""
@@ -129,7 +129,7 @@ class ParamSpec:
             return int(v)
 
         if self.type == "categorical":
-            choices = tuple(resolve(self.name, c, env) for c in self.choices)
+            choices = tuple(resolve_alias(self.name, c, env) for c in self.choices)
             for written, bound in zip(self.choices, choices, strict=True):
                 if bound != written and choices.count(bound) > 1:
                     raise ConfigError(f"{self.name}.choices: {written!r} is {alias_meaning(self.name, written)}, "

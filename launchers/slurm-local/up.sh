@@ -11,6 +11,10 @@ CONF=$SLURM_DIR/slurm.conf
 export SLURM_CONF=$CONF
 MUNGE=$SLURM_DIR/munge
 SOCKET=$MUNGE/run/munge.socket.2
+# One start at a time on this machine (two test workers, or a user and a test, may both start it): the second
+# waits, then finds it running. apt waits for the dpkg lock too (another apt step may hold it).
+exec 9>"${TMPDIR:-/tmp}/autotune-slurm-up.lock"
+flock 9
 
 log() { echo "slurm-up: $*" >&2; }
 alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -25,8 +29,8 @@ fi
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
   log "installing slurm-wlm munge (apt)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq slurm-wlm munge >/dev/null
 fi
 
 # munge: key directory 700 and key 400 owned by munge, socket directory world-executable.
@@ -44,7 +48,7 @@ chmod a+x "$SLURM_DIR"
 if ! alive "$MUNGE/munged.pid"; then
   rm -f "$SOCKET" "$SOCKET.lock"
   runuser -u munge -- munged --key-file="$MUNGE/munge.key" --socket="$SOCKET" --pid-file="$MUNGE/munged.pid" \
-    --log-file="$MUNGE/munged.log" --seed-file="$MUNGE/lib/munged.seed" --force
+    --log-file="$MUNGE/munged.log" --seed-file="$MUNGE/lib/munged.seed" --force 9>&-
   log "munged started"
 fi
 
@@ -76,8 +80,8 @@ for pid in $(pgrep -f 'slurm(ctld|d) -f .*/\.slurm/slurm\.conf' || true); do
   fi
 done
 
-alive "$SLURM_DIR/run/slurmctld.pid" || { slurmctld -f "$CONF"; log "slurmctld started"; }
-alive "$SLURM_DIR/run/slurmd.pid" || { slurmd -f "$CONF"; log "slurmd started"; }
+alive "$SLURM_DIR/run/slurmctld.pid" || { slurmctld -f "$CONF" 9>&-; log "slurmctld started"; }
+alive "$SLURM_DIR/run/slurmd.pid" || { slurmd -f "$CONF" 9>&-; log "slurmd started"; }
 
 for _ in $(seq 1 60); do
   state=$(node_state)

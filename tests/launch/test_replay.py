@@ -12,8 +12,9 @@ import yaml
 
 from autotune.campaign import CampaignLoop, load_campaign, ran_trials
 from autotune.errors import ConfigError
-from autotune.launch import LAUNCHERS, RunRequest
+from autotune.launch import LAUNCHERS, RunRequest, RunResult
 from autotune.launch._replay import Recording, ReplayLauncher
+from autotune.systems import load_system
 from autotune.testing import RunContract, command_request
 
 # cb_write x cb_nodes over 2 ranks, three repetitions each (one failed run for enable/2).
@@ -153,3 +154,21 @@ def test_the_shipped_example_replays_a_committed_sweep(tmp_path: Path) -> None:
     res = CampaignLoop(c, progress=False, out=open(os.devnull, "w")).run()
     assert len(ran_trials(res.study)) == 4 and all(t.value for t in ran_trials(res.study))
     assert "confirmation" in res.study.user_attrs
+
+
+def test_a_recorded_stripe_count_of_minus_one_replays_as_the_target_s_ost_count(tmp_path: Path) -> None:
+    """Sweeps record "all OSTs" as lfs(1) writes it (-1: Durham COSMA6's benchio sweeps do); a space binds -1 to
+    the target's OST count, so the replay reads the recording the same way (Theta's 56 here)."""
+    path = tmp_path / "striped.csv"
+    path.write_text("# metric: write_bandwidth_mib_s\nconfig,value,wall_s\n"
+                    "lustre.stripe_count=-1,500,1.0\nlustre.stripe_count=8,300,1.0\n")
+    theta = load_system("theta")
+    launcher = ReplayLauncher({"surface": str(path)})
+
+    def drawn(count: int) -> RunResult:
+        return launcher.run(replace(request(tmp_path, {"lustre.stripe_count": count}), system=theta,
+                                    fs=theta.filesystem("projects")))
+
+    assert json.loads(drawn(56).stdout)["metrics"]["write_bandwidth_mib_s"] == 500.0
+    assert json.loads(drawn(8).stdout)["metrics"]["write_bandwidth_mib_s"] == 300.0
+    assert not drawn(16).ok and "lustre.stripe_count=16 was not recorded" in (drawn(16).error or "")

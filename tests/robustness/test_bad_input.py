@@ -42,7 +42,7 @@ CASES = [  # (key, value, a fragment the one-line error must contain)
     ("tracking.enabled", "maybe", "tracking.enabled: 'maybe' is not true or false"),
     ("tracking.experiment", "a\nb", "control character"),
     ("name", None, "name: None is not a name"),
-    ("space.fixed", {"lustre.stripe_count": 0}, "lustre.stripe_count: 0 is below 1"),
+    ("space.fixed", {"lustre.stripe_count": -2}, "lustre.stripe_count: -2 is below 1"),  # 0 and -1 are lfs(1) aliases
     ("space.fixed", {"lustre.stripe_count": -4}, "lustre.stripe_count: -4 is below 1"),
     ("space.parameters", {"lustre.stripe_count": {"type": "int", "low": 0, "high": 8}}, "lustre.stripe_count.low: 0"),
     ("workdir", "/proc/self/autotune", "under /proc"),
