@@ -40,6 +40,9 @@ def _number(name: str, value: Any, where: str) -> Any:
         return parse_size(value, where)
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
         raise ConfigError(f"{where}: {value!r} is not an integer ({name} is a count)")
+    least = CATALOGUE[name].minimum
+    if kind == "int" and least is not None and value < least and alias_meaning(name, value) is None:
+        raise ConfigError(f"{where}: {value!r} is below {least} (expected an integer >= {least})")
     return value
 
 

@@ -83,6 +83,10 @@ def test_a_listed_count_is_an_integer_and_a_listed_size_may_carry_its_unit() -> 
 def test_only_the_documented_aliases_pass_below_the_minimum() -> None:
     with pytest.raises(ConfigError, match=r"lustre.stripe_count: -2 is below 1"):
         load_space("lustre-cray").customise(fixed={"lustre.stripe_count": -2})
+    with pytest.raises(ConfigError, match=r"lustre.stripe_count.choices: -2 is below 1"):
+        listed([1, -2])
+    with pytest.raises(ConfigError, match=r"mpiio.cb_nodes.choices: 0 is below 1"):
+        load_space("lustre-cray").customise(parameters={"mpiio.cb_nodes": {"type": "categorical", "choices": [0, 4]}})
 
 
 def test_lock_mode_one_needs_all_collective_mpiio() -> None:
