@@ -47,14 +47,15 @@ def _say_private(c: Any) -> None:
 
 
 def cmd_ask(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    # the arguments first: a bad one is the only line printed, before any notice about the store
+    policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
+    expire, timeout = _seconds(args.expire, "--expire"), _seconds(args.timeout, "--timeout")
     c = load(store_args(args))
     _say_private(c)
     rt = Runtime.build(c)
     warn_stack(rt, timeout=10.0)  # a production job's ask: a short bound on asking the MPI
-    policy = Policy(explore=args.explore, max_slowdown=args.max_slowdown)
     job = args.job_id if args.job_id is not None else os.environ.get("SLURM_JOB_ID", "")
-    a = do_ask(rt, policy, job_id=job, expire_s=_seconds(args.expire, "--expire"),
-               timeout=_seconds(args.timeout, "--timeout"), seed=args.seed)
+    a = do_ask(rt, policy, job_id=job, expire_s=expire, timeout=timeout, seed=args.seed)
     settings = rt.settings_for(a.config, a.is_default)
     if args.format == "json":
         print(json.dumps({"trial": a.ref, "source": a.source, "asked_at": a.asked_at, "config": a.config,

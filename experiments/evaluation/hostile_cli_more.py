@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from experiments.evaluation.hostile_cli_cases import Case, Env, _study_case
+from experiments.evaluation.hostile_cli_cases import Case, Env, _campaign_case, _study_case
 
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"  # refused at once
 KEEP = "keep me\n"
@@ -145,8 +145,27 @@ def _open_dir(e: Env) -> str:
     return str(d)
 
 
+def _listed(name: str, choices: list[Any], **over: Any) -> dict[str, Any]:
+    """A space searching only ``name`` over the listed ``choices`` (a categorical)."""
+    return {"use": over.pop("use", "local-romio"), "only": [name],
+            "parameters": {name: {"type": "categorical", "choices": choices}}}
+
+
+THETA = {"system": "theta", "target": {"filesystem": "projects"}}
+# a categorical's values have its parameter's kind; Lustre's -1 (every OST) is the target's count
+LISTED = [
+    _campaign_case("space: a quoted count", "'2' is not an integer", "space",
+                   space=_listed("mpiio.cb_nodes", ["2", 4])),
+    _campaign_case("space: a count of 0 aggregators", "0 is below 1", "space", space=_listed("mpiio.cb_nodes", [0, 4])),
+    _campaign_case("space: stripe counts -1 and 56 on 56 OSTs", "-1 is every OST", "space", **THETA,
+                   space=_listed("lustre.stripe_count", [1, 56, -1], use="lustre-cray")),
+    _campaign_case("space: a stripe size 'big'", "'big' is not a size", "space", **THETA,
+                   space=_listed("lustre.stripe_size", ["1MiB", "big"], use="lustre-cray")),
+]
+
+
 MORE: list[Case] = [
-    *LINKS, *STRAYS, *VALUES, *CACHES,
+    *LINKS, *STRAYS, *VALUES, *CACHES, *LISTED,
     *(Case(f"space: high '{h}'", _space(h), h) for h in ("1 << 3", "8 >> 1", "~3", "2 & 3", "1 is 1", "1 + 'a'")),
     _study_case("tell --value 0x10", "0x10", "tell", "{c}", "--trial", "{ref}", "--value", "0x10"),
     _study_case("ask --expire -5s", "-5s", "ask", "{c}", "--expire", "-5s"),

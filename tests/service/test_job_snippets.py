@@ -116,3 +116,16 @@ def test_export_and_hints_leave_out_what_the_trial_showed_not_in_effect(campaign
     for cmd in ("export", "hints"):
         after = exported(cmd)
         assert hinted[0] not in after and set(after) == set(before) - {hinted[0]}, (cmd, after)
+
+
+@pytest.mark.parametrize(("argv", "says"), [(("--explore", "2"), "--explore: 2.0 must be a fraction"),
+                                            (("--timeout", "nan"), "--timeout: 'nan' is not a duration")])
+def test_a_bad_ask_argument_is_the_only_line_before_any_store_notice(campaign: Path, tmp_path: Path, capsys: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      argv: tuple[str, ...], says: str) -> None:
+    """A private store's notice is for a job that asks; a bad argument stops before it, one line (exit 2)."""
+    monkeypatch.delenv("AUTOTUNE_STORAGE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", str(campaign), *argv]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and says in err[0]
