@@ -53,22 +53,26 @@ def show(name: str, value: Any) -> str:
     return format_size(value) if sized else str(value)
 
 
+def _alias(name: str, value: Any) -> tuple[int, str, str] | None:
+    """The catalogue's alias entry (value, expression, meaning) that ``value`` of ``name`` is, or None."""
+    known = CATALOGUE.get(name)
+    if known is None or isinstance(value, bool):
+        return None
+    return next((a for a in known.aliases if a[0] == value), None)
+
+
 def resolve_alias(name: str, value: Any, env: dict[str, Any]) -> Any:
     """``value`` of parameter ``name`` as the system reads it on the target (``env``: its ``fs.*`` names): a value
     the system documents as another one (``KnownParameter.aliases``: a stripe count of -1 is every OST) becomes
     that one; any other value is itself."""
-    known = CATALOGUE.get(name)
-    for alias, expr, _ in known.aliases if known is not None else ():
-        if value == alias and not isinstance(value, bool):
-            return Expr(expr, f"{name} = {alias}").evaluate(env)
-    return value
+    alias = _alias(name, value)
+    return value if alias is None else Expr(alias[1], f"{name} = {alias[0]}").evaluate(env)
 
 
 def alias_meaning(name: str, value: Any) -> str | None:
     """What the system documents ``value`` of ``name`` to mean when it is an alias (None: it is not one)."""
-    known = CATALOGUE.get(name)
-    return next((m for a, _, m in (known.aliases if known is not None else ()) if value == a
-                 and not isinstance(value, bool)), None)
+    alias = _alias(name, value)
+    return None if alias is None else alias[2]
 
 
 @dataclass(frozen=True)
