@@ -23,6 +23,7 @@ from autotune.campaign.run._tell import cost_parts, told_values
 from autotune.campaign.study import (
     DUPLICATE,
     best_trial,
+    check_choices,
     check_identity,
     data_in_use,
     drop_queued_outside,
@@ -89,6 +90,7 @@ class LoopSteps:
         study = open_study(self.c, rt.space)
         info = rt.info()
         check_identity(study, info)  # another target, app or metric: refused, never mixed into this study
+        check_choices(study, rt.space.distributions())  # a categorical's choices are the study's for good
         trialrecord.write_study(study, **info)
         record_space(study, rt.space.distributions())
         interrupted = recover_interrupted(study)

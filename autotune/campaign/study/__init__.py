@@ -10,6 +10,7 @@ from autotune.campaign.study._modelfit import SiteFit, fit_campaigns
 from autotune.campaign.study._objectives import front, is_multi, points, value_of, worst_values
 from autotune.campaign.study._resume import (
     DUPLICATE,
+    check_choices,
     check_identity,
     completed_configs,
     drop_queued_outside,
@@ -53,6 +54,7 @@ __all__ = [
     "backfill_tracker",
     "best_ran",
     "best_trial",
+    "check_choices",
     "check_identity",
     "check_sqlite",
     "completed_configs",

@@ -2,7 +2,8 @@
 
 A study has an identity: the system, the file system it was measured on, the application and the metric.
 A campaign that names another one is refused (its measurements would not carry over). The space may change
-between runs (narrowed, widened): the study records the space it last ran with (user attribute ``space_searched``),
+between runs (a range narrowed or widened; a categorical's choices cannot change within a study, ``check_choices``):
+the study records the space it last ran with (user attribute ``space_searched``),
 queued trials outside it are dropped with a notice, and completed trials outside it are kept but never
 recommended (``in_space``). A resumed sampler continues rather than replays: see ``resume_seed``.
 """
@@ -44,6 +45,26 @@ def check_identity(study: optuna.Study, info: Mapping[str, Any]) -> None:
             raise ConfigError(f"study {study.study_name!r} was measured with {label} {had!r}, the campaign says "
                               f"{info.get(key)!r}: its results do not carry over; use another --study "
                               "(or set the campaign back)")
+
+
+def check_choices(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> None:
+    """Refuse (one line naming both lists) a categorical whose choices differ from those the study first asked it
+    with: Optuna keeps one value space per categorical parameter in a study (its storages compare a new trial's
+    distribution with the first recorded one), so no trial of such a campaign could be asked. Ranges may change."""
+    seen: set[str] = set()
+    for t in study.get_trials(deepcopy=False):
+        for name, had in t.distributions.items():
+            if name in seen:
+                continue
+            seen.add(name)
+            now = distributions.get(name)
+            if isinstance(had, CategoricalDistribution) and isinstance(now, CategoricalDistribution) and had != now:
+                raise ConfigError(
+                    f"{name}: the choices {list(now.choices)} differ from {list(had.choices)}, those study "
+                    f"{study.study_name!r} was searched with: a study keeps a categorical's choices (Optuna); list "
+                    "them as before (in the same order), or use another --study")
+        if seen >= distributions.keys():
+            return
 
 
 def record_space(study: optuna.Study, distributions: Mapping[str, BaseDistribution]) -> None:

@@ -285,6 +285,23 @@ def test_other_identity_changes_are_refused(tmp_path: Path, key: str, value: Any
         run(path)
 
 
+def test_a_categorical_s_choices_changed_under_a_study_are_refused_naming_both(tmp_path: Path) -> None:
+    """Optuna keeps a categorical's value space for a whole study: an added (or dropped, or reordered) choice
+    would fail every ask deep inside Optuna; the campaign is refused at start, one line, and the study is intact."""
+    listed = {"use": "lustre-cray", "only": ["lustre.stripe_count"], "parameters": {"lustre.stripe_count": {
+        "type": "categorical", "choices": [1, 8, 32], "default": 1}}}
+    path = model_campaign(tmp_path, space=listed, budget={"trials": 2, "run_timeout": "60s"})
+    run(path)
+    data = yaml.safe_load(path.read_text())
+    data["space"]["parameters"]["lustre.stripe_count"]["choices"] = [1, 8, 16, 32]
+    data["budget"]["trials"] = 3
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"lustre.stripe_count: the choices \[1, 8, 16, 32\] differ from \[1, 8, 32\]"):
+        run(path)
+    res = run(path, study="wider")  # another study takes the new choices
+    assert len(ran_trials(res.study)) == 3
+
+
 # -- a narrowed space -----------------------------------------------------------------------------------------
 
 NARROW = {"use": "lustre-cray", "parameters": {
