@@ -12,7 +12,7 @@ import optuna
 
 from autotune import trialrecord
 from autotune._storelock import sqlite_path, store_lock
-from autotune.campaign import check_choices, make_storage, open_study
+from autotune.campaign import make_storage, open_study
 from autotune.errors import AutotuneError, ConfigError
 from autotune.service._asktell import Assignment, ask, tell
 from autotune.service._bestrecord import known_best
@@ -33,7 +33,6 @@ def _open(rt: Any, create: bool) -> optuna.Study:
         c.workdir.mkdir(parents=True, exist_ok=True)
     try:
         study = open_study(c, rt.space, create=False, fast=True)  # the usual case: set up already, no lock taken
-        check_choices(study, rt.space.distributions())  # a categorical's choices changed: why the job falls back
         if not trialrecord.study_changes(study, **rt.info()):  # one query (the property reads the store each time)
             return study
     except ConfigError as exc:  # no store, no tables yet (another job is creating them) or no study: set up below
