@@ -6,10 +6,14 @@ import os
 import subprocess
 
 from autotune._paths import REPO_ROOT
+from autotune.testing.marks import require_mark
 
 
 def ensure_local_slurm() -> str:
-    """Start (idempotently) the local Slurm and point ``SLURM_CONF`` at it; returns the config path."""
+    """Start (idempotently) the local Slurm and point ``SLURM_CONF`` at it; returns the config path.
+    In a test run with the ``autotune.testing.marks`` plugin the test must be marked ``slurm`` (else a RuntimeError,
+    before anything starts)."""
+    require_mark("slurm", "the local Slurm")
     conf = os.environ.get("SLURM_CONF") or str(REPO_ROOT / ".slurm" / "slurm.conf")
     os.environ["SLURM_CONF"] = conf
     proc = subprocess.run([str(REPO_ROOT / "launchers/slurm-local/up.sh")], capture_output=True, text=True,
