@@ -16,6 +16,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import yaml
+
 from autotune.cli import main as cli
 from autotune.darshan import campaign_from_log
 from autotune.errors import ConfigError
@@ -35,6 +37,22 @@ def _quiet(argv: list[str]) -> tuple[int, str]:
     return rc, err.getvalue().strip()
 
 
+def _dry_run(campaign: Path, tmp: Path) -> tuple[bool, str]:
+    """Whether ``tune --dry-run`` completes, and a note. A draft for another site whose hints this machine's MPI
+    ignores is refused here (``tune`` would refuse alike: check_stack); the site's own machine detects its own MPI.
+    Such a draft is dry-run again on the model launcher (the same campaign, no local MPI involved), and the note
+    says so."""
+    rc, err = _quiet(["tune", str(campaign), "--dry-run", "--trials", "2", "--workdir", str(tmp / "w")])
+    if rc == 0 or not (rc == 2 and "ignores (detected here:" in err):
+        return rc == 0, ""
+    data = yaml.safe_load(campaign.read_text())
+    data["launcher"] = {"name": "model"}
+    on_model = campaign.with_name("on-model.yaml")
+    on_model.write_text(yaml.safe_dump(data, sort_keys=False))
+    rc = _quiet(["tune", str(on_model), "--dry-run", "--trials", "2", "--workdir", str(tmp / "w-model")])[0]
+    return rc == 0, " on the model launcher (here: refused, this machine's MPI ignores the site's hints, as tune would)"
+
+
 def undamaged(logs: list[Path]) -> int:
     """One row per log; returns the number of campaigns. A log whose command line names no output path (init
     stops rather than draft a command that writes over the job's output) is tried again with --target model."""
@@ -50,11 +68,11 @@ def undamaged(logs: list[Path]) -> int:
                 rc, err = _quiet(["init", "--from-darshan", str(log), "-o", str(out), *extra])
             if rc == 0:
                 ok_space = _quiet(["space", str(out)])[0] == 0
-                ok_dry = _quiet(["tune", str(out), "--dry-run", "--trials", "2", "--workdir", str(Path(tmp) / "w")])[0] == 0
+                ok_dry, elsewhere = _dry_run(out, Path(tmp))
                 from_log = campaign_from_log(log, model=bool(extra))
                 where = f"{'draft ' if from_log.target.draft else ''}{from_log.target.system.name}:{from_log.target.fs.name} " \
                         f"({from_log.target.kind}, {from_log.derived.fs_type}); space {'ok' if ok_space else 'FAILED'}, " \
-                        f"dry run {'ok' if ok_dry else 'FAILED'}" + ("; on the model: no argument names its output"
+                        f"dry run {'ok' if ok_dry else 'FAILED'}{elsewhere}" + ("; on the model: no argument names its output"
                                                                      if extra else "")
                 campaigns += ok_space and ok_dry
                 print(f"{log.parent.name + '/' + log.name[:30]:44} {'campaign':9} {where}")
