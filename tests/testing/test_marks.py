@@ -73,3 +73,37 @@ def test_an_unmarked_test_that_initialises_ray_fails(pytester: pytest.Pytester) 
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*test_unmarked initialised Ray but is not marked @pytest.mark.ray*"])
+
+
+@pytest.mark.slow
+def test_under_xdist_a_files_tests_share_a_worker_and_machine_wide_tests_one_worker(pytester: pytest.Pytester) -> None:
+    """The groups take effect (``--dist loadgroup``): pytest 9.2 with pytest-xdist 3.8 silently dropped them
+    (github.com/pytest-dev/pytest-xdist/issues/1386), so Slurm and Ray tests ran side by side; pyproject.toml pins
+    pytest below 9.2."""
+    pytester.makeconftest(PLUGIN)
+    body = """
+        import os
+        import pytest
+
+        def _note(name):
+            with open({log!r}, "a") as f:
+                f.write(f"{{name}} {{os.environ['PYTEST_XDIST_WORKER']}}\\n")
+
+        @pytest.mark.parametrize("i", range(6))
+        def test_plain(i):
+            _note(f"{file}:plain")
+
+        @pytest.mark.slurm
+        @pytest.mark.parametrize("i", range(3))
+        def test_shared(i):
+            _note("shared")
+    """
+    log = pytester.path / "workers.txt"
+    for name in ("test_one", "test_two", "test_three"):
+        pytester.makepyfile(**{name: body.format(log=str(log), file=name)})
+    pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider").assert_outcomes(passed=27)
+    workers: dict[str, set[str]] = {}
+    for line in log.read_text().splitlines():
+        group, worker = line.split()
+        workers.setdefault(group, set()).add(worker)
+    assert len(workers) == 4 and all(len(w) == 1 for w in workers.values()), workers
